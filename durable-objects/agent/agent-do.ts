@@ -1,0 +1,121 @@
+import { DurableObject } from 'cloudflare:workers';
+import { eq } from 'drizzle-orm';
+import migrations from '../../migrations/agent/migrations.js';
+import type { Env } from '../../worker/env.js';
+import type { AuthedAgent } from '../../worker/handlers/types.js';
+import { digestsEqual } from '../../worker/lib/crypto.js';
+import { openDatabase } from '../shared/database.js';
+import * as schema from './schema.js';
+
+export type AuthResult =
+  | { status: 'ok'; agent: AuthedAgent }
+  | { status: 'unauthenticated' }
+  | { status: 'source_ip_denied' };
+
+export interface AccountSnapshot {
+  agent_id: string;
+  name: string;
+  display_name: string;
+  host_id: string;
+  enabled: boolean;
+  key_hash: string | null;
+  addresses: string[];
+  version: number;
+}
+
+/** How stale the directory's last_access_at may get: one registry write per agent per window. */
+const LAST_ACCESS_FLUSH_MS = 60_000;
+
+/**
+ * One per agent. It answers every authentication of that agent from memory (credentials and the
+ * host allowlist, copied here by the registry), so authentication spreads over as many objects as
+ * there are agents instead of funnelling through one.
+ */
+export class AgentDO extends DurableObject<Env> {
+  private readonly db;
+  private account: typeof schema.account.$inferSelect | null = null;
+  private lastAccessMs = 0;
+  private lastFlushedMs = 0;
+  private flushedAccessMs = 0;
+  private flushScheduled = false;
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    this.db = openDatabase(ctx, schema, migrations);
+    void ctx.blockConcurrencyWhile(async () => {
+      this.account = this.db.select().from(schema.account).get() ?? null;
+    });
+  }
+
+  async authenticate(keyHash: string, clientIp: string): Promise<AuthResult> {
+    const account = this.account;
+    if (!account?.enabled || !account.keyHash || !digestsEqual(account.keyHash, keyHash)) {
+      return { status: 'unauthenticated' };
+    }
+    if (!account.addresses.includes(clientIp)) return { status: 'source_ip_denied' };
+    this.noteAccess();
+    return {
+      status: 'ok',
+      agent: {
+        agent_id: account.agentId,
+        name: account.name,
+        display_name: account.displayName,
+        host_id: account.hostId,
+      },
+    };
+  }
+
+  /** Installs the registry's current view of this agent; older snapshots are ignored. */
+  async sync(snapshot: AccountSnapshot): Promise<void> {
+    if (this.account && this.account.version > snapshot.version) return;
+    const row = {
+      agentId: snapshot.agent_id,
+      name: snapshot.name,
+      displayName: snapshot.display_name,
+      hostId: snapshot.host_id,
+      enabled: snapshot.enabled,
+      keyHash: snapshot.key_hash,
+      addresses: snapshot.addresses,
+      version: snapshot.version,
+    };
+    this.db.transaction((tx) => {
+      tx.delete(schema.account).where(eq(schema.account.agentId, snapshot.agent_id)).run();
+      tx.insert(schema.account).values(row).run();
+    });
+    this.account = row;
+  }
+
+  /**
+   * Last access is kept in memory and written to the registry at most once per window (the first
+   * access at once, the latest one of a busy window by alarm), so an agent polling every second
+   * costs one registry write a minute, not one per request.
+   */
+  private noteAccess(): void {
+    const now = Date.now();
+    this.lastAccessMs = now;
+    if (now - this.lastFlushedMs >= LAST_ACCESS_FLUSH_MS) {
+      this.ctx.waitUntil(this.flushAccess());
+    } else if (!this.flushScheduled) {
+      this.flushScheduled = true;
+      this.ctx.waitUntil(this.ctx.storage.setAlarm(this.lastFlushedMs + LAST_ACCESS_FLUSH_MS));
+    }
+  }
+
+  private async flushAccess(): Promise<void> {
+    if (!this.account || this.lastAccessMs <= this.flushedAccessMs) return;
+    const at = this.lastAccessMs;
+    this.lastFlushedMs = Date.now();
+    const registry = this.env.REGISTRY.get(this.env.REGISTRY.idFromName('registry'));
+    try {
+      await registry.recordAccess(this.account.agentId, new Date(at).toISOString());
+      this.flushedAccessMs = Math.max(this.flushedAccessMs, at);
+    } catch {
+      this.lastFlushedMs = 0; // try again on the next request
+    }
+  }
+
+  override async alarm(): Promise<void> {
+    this.flushScheduled = false;
+    await this.flushAccess();
+  }
+}

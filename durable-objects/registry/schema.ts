@@ -1,0 +1,76 @@
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+
+export const hosts = sqliteTable('hosts', {
+  hostId: text('host_id').primaryKey(),
+  name: text('name').notNull().unique(),
+  addresses: text('addresses', { mode: 'json' }).$type<string[]>().notNull(),
+  os: text('os').notNull().default(''),
+  description: text('description').notNull().default(''),
+  createdAt: text('created_at').notNull(),
+});
+
+export const agents = sqliteTable(
+  'agents',
+  {
+    agentId: text('agent_id').primaryKey(),
+    name: text('name').notNull(),
+    displayName: text('display_name').notNull(),
+    hostId: text('host_id')
+      .notNull()
+      .references(() => hosts.hostId),
+    enabled: integer('enabled', { mode: 'boolean' }).notNull(),
+    keyHash: text('key_hash'),
+    createdAt: text('created_at').notNull(),
+    lastAccessAt: text('last_access_at'),
+    /** Bumped on every change that the agent's own Durable Object must learn. */
+    version: integer('version').notNull().default(1),
+  },
+  (t) => [uniqueIndex('agents_host_name').on(t.hostId, t.name), index('agents_name').on(t.name)],
+);
+
+/** Agents whose Durable Object copy is behind (a transactional outbox, drained by sync/alarm). */
+export const agentSync = sqliteTable('agent_sync', {
+  agentId: text('agent_id').primaryKey(),
+  attempts: integer('attempts').notNull().default(0),
+  lastError: text('last_error'),
+});
+
+export const settings = sqliteTable('settings', {
+  id: integer('id').primaryKey(),
+  limits: text('limits', { mode: 'json' }).notNull(),
+  revision: integer('revision').notNull(),
+  updatedAt: text('updated_at').notNull(),
+});
+
+export const admins = sqliteTable('admins', {
+  username: text('username').primaryKey(),
+  passwordHash: text('password_hash').notNull(),
+  salt: text('salt').notNull(),
+  iterations: integer('iterations').notNull(),
+  createdAt: text('created_at').notNull(),
+});
+
+export const adminSessions = sqliteTable('admin_sessions', {
+  tokenHash: text('token_hash').primaryKey(),
+  username: text('username').notNull(),
+  createdAt: integer('created_at').notNull(),
+  lastSeenAt: integer('last_seen_at').notNull(),
+});
+
+/** Failed sign-ins per username and per client address, for throttling. */
+export const loginFailures = sqliteTable(
+  'login_failures',
+  {
+    scope: text('scope').notNull(),
+    subject: text('subject').notNull(),
+    failures: integer('failures').notNull(),
+    windowStart: integer('window_start').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.scope, t.subject] })],
+);
+
+/** The one-time first-run setup token (hashed), while no administrator exists. */
+export const setupTokens = sqliteTable('setup_tokens', {
+  tokenHash: text('token_hash').primaryKey(),
+  createdAt: integer('created_at').notNull(),
+});

@@ -1,0 +1,9 @@
+// Bundles the worker exactly as `wrangler deploy` would (dist/worker/index.js); the self-host
+// launcher runs this bundle in Miniflare, so self-hosting and Cloudflare run the same code.
+import { execFileSync } from 'node:child_process';
+import { OFFLINE_ENV } from './offline-env.mjs';
+
+execFileSync('npx', ['wrangler', 'deploy', '--dry-run', '--outdir', 'dist/worker'], {
+  stdio: 'inherit',
+  env: { ...process.env, ...OFFLINE_ENV },
+});

@@ -1,0 +1,32 @@
+import { mkdirSync } from 'node:fs';
+import { cloudflareTest } from '@cloudflare/vitest-pool-workers';
+import { defineConfig } from 'vitest/config';
+import '../../scripts/offline-env.mjs';
+
+// The real wrangler.toml, so tests run against the deployed bindings. Its [assets] directory
+// must exist even when the console has not been built.
+mkdirSync('dist/admin', { recursive: true });
+
+export default defineConfig({
+  plugins: [
+    {
+      // drizzle-kit migrations import their .sql files as text (wrangler's Text rule).
+      name: 'sql-as-text',
+      transform(code, id) {
+        if (id.endsWith('.sql')) return { code: `export default ${JSON.stringify(code)};`, map: null };
+        return undefined;
+      },
+    },
+    cloudflareTest({
+      main: './test/workers/test-worker.ts',
+      wrangler: { configPath: './wrangler.toml' },
+      miniflare: {
+        bindings: { KEY_PEPPER: 'test-pepper-0123456789abcdef', TEST_ROUTES: '1' },
+      },
+    }),
+  ],
+  test: {
+    include: ['test/workers/**/*.test.ts'],
+    testTimeout: 30_000,
+  },
+});

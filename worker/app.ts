@@ -1,0 +1,133 @@
+/**
+ * The HTTP surface, generated from the operation registry: each operation becomes one
+ * `@hono/zod-openapi` route with its role's middleware, its validators and its handler.
+ * Validation errors go through one `defaultHook`, domain errors through one `onError`.
+ */
+import { OpenAPIHono, type z } from '@hono/zod-openapi';
+import type { Context, MiddlewareHandler } from 'hono';
+import { HTTPException } from 'hono/http-exception';
+import { ApiError, type ErrorCode, reviveApiError } from './contract/errors.js';
+import { operationList } from './contract/index.js';
+import type { ErrorBody } from './contract/models.js';
+import type { OperationDef } from './contract/registry.js';
+import { handlers } from './handlers/index.js';
+import type { AppEnv, Handler } from './handlers/types.js';
+import { currentSettings } from './lib/settings-cache.js';
+import { requireAdmin, requireAgent } from './middleware/auth.js';
+import { jsonBody } from './middleware/json-body.js';
+import { frontGuard, requestContext } from './middleware/request-context.js';
+import { sameOriginWrites } from './middleware/same-origin.js';
+import { API_BASE, buildOpenApiDocument, routeFor } from './openapi.js';
+
+function zodIssueField(error: z.ZodError): { field?: string; message: string } {
+  const issue = error.issues[0];
+  if (!issue) return { message: 'Invalid request.' };
+  const field = issue.path.map(String).join('.');
+  return { field: field || undefined, message: field ? `${field}: ${issue.message}` : issue.message };
+}
+
+async function errorResponse(c: Context<AppEnv>, error: ApiError): Promise<Response> {
+  let revision = 0;
+  try {
+    revision = (await currentSettings(c.env)).revision;
+  } catch {
+    // An error answer must not fail because the registry is unreachable.
+  }
+  const { field, target, limit, retryAfterMs } = error.details;
+  const body: z.infer<typeof ErrorBody> = {
+    request_id: c.get('requestId') ?? 'req_unknown',
+    error: {
+      code: error.code,
+      message: error.text,
+      ...(field !== undefined && { field }),
+      ...(target !== undefined && { target }),
+      ...(limit !== undefined && { limit }),
+      settings_revision: revision,
+      ...(retryAfterMs !== undefined && { retry_after_ms: retryAfterMs }),
+    },
+  };
+  if (retryAfterMs !== undefined) c.header('Retry-After', String(Math.max(1, Math.ceil(retryAfterMs / 1000))));
+  return c.json(body, error.status as 400);
+}
+
+const HTTP_STATUS_CODES: Partial<Record<number, ErrorCode>> = {
+  400: 'validation_failed',
+  401: 'unauthenticated',
+  404: 'not_found',
+  405: 'method_not_allowed',
+  413: 'payload_too_large',
+  415: 'unsupported_media_type',
+};
+
+export function toApiError(raw: unknown): ApiError {
+  const error = reviveApiError(raw);
+  if (error instanceof ApiError) return error;
+  if (error instanceof HTTPException) {
+    const code = HTTP_STATUS_CODES[error.status] ?? 'validation_failed';
+    return new ApiError(code, error.message || 'Invalid request.');
+  }
+  console.error('unexpected error', error instanceof Error ? error.stack : error);
+  return new ApiError('internal_error', 'Internal error.');
+}
+
+function middlewareFor(op: OperationDef) {
+  const middleware: MiddlewareHandler<AppEnv>[] = [];
+  if (op.body || op.upload) middleware.push(sameOriginWrites);
+  if (op.role === 'agent') middleware.push(requireAgent);
+  if (op.role === 'admin') middleware.push(requireAdmin);
+  if (op.body) middleware.push(jsonBody(op));
+  return middleware;
+}
+
+export function createApp(): OpenAPIHono<AppEnv> {
+  const app = new OpenAPIHono<AppEnv>({
+    defaultHook: (result) => {
+      if (!result.success) {
+        const { field, message } = zodIssueField(result.error);
+        throw new ApiError('validation_failed', message, { field });
+      }
+    },
+  });
+
+  app.use('*', requestContext, frontGuard);
+  app.onError((error, c) => errorResponse(c, toApiError(error)));
+  app.notFound((c) => errorResponse(c, new ApiError('not_found', `No route for ${c.req.method} ${c.req.path}.`)));
+
+  for (const op of operationList) {
+    const handler = handlers[op.id as keyof typeof handlers] as unknown as Handler<OperationDef>;
+    const status = op.status ?? 200;
+    // The registry is data, so routes are registered in bulk; the per-operation types live in
+    // HandlerMap, which the type checker holds every handler to.
+    app.openapi(routeFor(op, middlewareFor(op) as MiddlewareHandler[]), (async (c: Context<AppEnv>) => {
+      const valid = c.req as unknown as { valid(target: string): unknown };
+      const input = {
+        params: op.params ? valid.valid('param') : undefined,
+        query: op.query ? valid.valid('query') : undefined,
+        body: op.body ? valid.valid('json') : undefined,
+      };
+      const output = await handler({
+        input,
+        env: c.env,
+        requestId: c.get('requestId'),
+        clientIp: c.get('clientIp'),
+        agent: c.get('agent'),
+        admin: c.get('admin'),
+        c,
+      } as never);
+      if (output instanceof Response) return output;
+      return c.json(output as object, status);
+    }) as never);
+  }
+
+  let document: ReturnType<typeof buildOpenApiDocument> | undefined;
+  const serveDocument = (c: Context<AppEnv>) => {
+    document ??= buildOpenApiDocument();
+    return c.json(document);
+  };
+  app.get('/openapi.json', serveDocument);
+  app.get(`${API_BASE}/openapi.json`, serveDocument);
+  app.all(`${API_BASE}/*`, (c) =>
+    errorResponse(c, new ApiError('not_found', `No route for ${c.req.method} ${c.req.path}.`)),
+  );
+  return app;
+}

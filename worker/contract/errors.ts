@@ -1,0 +1,89 @@
+/**
+ * The fixed error vocabulary of api-v1.md. Every failure the API reports is one of these codes,
+ * and each code has exactly one HTTP status, so handlers throw a code and never pick a status.
+ */
+export const ERROR_STATUS = {
+  validation_failed: 400,
+  invalid_unicode: 400,
+  text_too_long: 400,
+  empty_message: 400,
+  too_many_recipients: 400,
+  unsupported_media_type: 415,
+  unauthenticated: 401,
+  source_ip_denied: 403,
+  not_group_owner: 403,
+  not_invited: 403,
+  not_group_member: 403,
+  owner_cannot_leave: 403,
+  forbidden: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  conflict: 409,
+  file_too_large: 413,
+  payload_too_large: 413,
+  too_many_attempts: 429,
+  upload_admission_denied: 429,
+  cleanup_unavailable: 503,
+  unavailable: 503,
+  internal_error: 500,
+  // Per-target and per-item outcomes: they appear inside 200 results, never as a response status.
+  self_send_forbidden: 400,
+  unknown_agent: 404,
+  agent_disabled: 400,
+  claim_expired: 409,
+  claim_replaced: 409,
+  invalid_claim_token: 409,
+  message_purged: 410,
+  already_member: 409,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+export const ERROR_CODES = Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode[]];
+
+export interface ErrorDetails {
+  field?: string;
+  target?: string;
+  limit?: number;
+  retryAfterMs?: number;
+}
+
+const TAG = 'SWITCHBOARD_API_ERROR:';
+
+/**
+ * A domain error: thrown anywhere in the worker or a Durable Object, rendered by one `onError`.
+ * Durable Object RPC keeps an error's message but not its class, so the message carries the code
+ * and details in a tagged form that `reviveApiError` turns back into an ApiError.
+ */
+export class ApiError extends Error {
+  readonly code: ErrorCode;
+  readonly text: string;
+  readonly details: ErrorDetails;
+
+  constructor(code: ErrorCode, text: string, details: ErrorDetails = {}) {
+    super(TAG + JSON.stringify({ code, text, details }));
+    this.name = 'ApiError';
+    this.code = code;
+    this.text = text;
+    this.details = details;
+  }
+
+  get status(): number {
+    return ERROR_STATUS[this.code];
+  }
+}
+
+export function reviveApiError(error: unknown): unknown {
+  if (error instanceof ApiError) return error;
+  if (error instanceof Error) {
+    const at = error.message.indexOf(TAG);
+    if (at >= 0) {
+      const parsed = JSON.parse(error.message.slice(at + TAG.length)) as {
+        code: ErrorCode;
+        text: string;
+        details: ErrorDetails;
+      };
+      return new ApiError(parsed.code, parsed.text, parsed.details);
+    }
+  }
+  return error;
+}

@@ -1,0 +1,26 @@
+/**
+ * The operation registry: every operation of the API, keyed by ID. Adding an operation here is
+ * the whole declaration; worker/handlers must then implement it (the type checker insists).
+ */
+import * as admin from './operations/admin.js';
+import * as identity from './operations/identity.js';
+import type { OperationDef } from './registry.js';
+
+function pickOperations<T extends Record<string, unknown>>(module: T) {
+  return Object.fromEntries(
+    Object.entries(module).filter(([, v]) => typeof v === 'object' && v !== null && 'method' in v && 'path' in v),
+  ) as { [K in keyof T as T[K] extends OperationDef ? K : never]: T[K] };
+}
+
+export const operations = {
+  ...pickOperations(identity),
+  ...pickOperations(admin),
+};
+
+export type Operations = typeof operations;
+export type OperationId = keyof Operations;
+export const operationList: readonly OperationDef[] = Object.values(operations);
+
+export * from './errors.js';
+export * from './models.js';
+export * from './registry.js';

@@ -1,0 +1,153 @@
+/**
+ * Wire models, defined once. Operations, the CLI, the MCP tools and the admin console all derive
+ * their shapes from these (with `.pick()`/`.extend()`), so a field is never spelled twice.
+ */
+import { z } from '@hono/zod-openapi';
+import { ERROR_CODES } from './errors.js';
+
+export const Timestamp = z.iso.datetime({ precision: 3 }).openapi({ example: '2026-11-29T21:45:05.123Z' });
+export const NullableTimestamp = Timestamp.nullable();
+
+const prefixed = (prefix: string, example: string) =>
+  z
+    .string()
+    .regex(new RegExp(`^${prefix}[A-Za-z0-9_-]{1,64}$`), `must be an ID starting with ${prefix}`)
+    .openapi({ example });
+
+export const HostId = prefixed('hst_', 'hst_4k2m9x');
+export const AgentId = prefixed('agt_', 'agt_7fq2cd');
+export const GroupId = prefixed('grp_', 'grp_9xk1ab');
+export const MessageId = prefixed('msg_', 'msg_2b7c1e');
+export const FileId = prefixed('fil_', 'fil_5d0a9c');
+export const ChannelId = z
+  .string()
+  .regex(/^(dm|grp)_[A-Za-z0-9_-]{1,64}$/, 'must be a channel ID (dm_… or grp_…)')
+  .openapi({ example: 'dm_3f9a0c1d2e' });
+
+export const Cursor = z.string().max(512).optional().openapi({ description: 'Opaque cursor from a previous page.' });
+export const PageLimit = z.coerce.number().int().min(1).max(1000).optional().openapi({
+  description: 'Page size; capped by max_page_size.',
+});
+
+export const ErrorBody = z
+  .object({
+    request_id: z.string(),
+    error: z.object({
+      code: z.enum(ERROR_CODES),
+      message: z.string(),
+      field: z.string().optional(),
+      target: z.string().optional(),
+      limit: z.number().optional(),
+      settings_revision: z.number().int(),
+      retry_after_ms: z.number().int().optional(),
+    }),
+  })
+  .openapi('Error');
+
+/** The per-item error inside a 200 answer (per target, per ACK, per invitee). */
+export const ItemError = z.object({
+  code: z.enum(ERROR_CODES),
+  message: z.string().optional(),
+  limit: z.number().optional(),
+});
+
+/** An exact IPv4 or IPv6 address; parsing and normalization live in worker/lib/ip.ts. */
+export const IpAddress = z.string().min(2).max(64).openapi({ example: '192.168.1.20' });
+
+export const Host = z
+  .object({
+    host_id: HostId,
+    name: z.string(),
+    addresses: z.array(z.string()),
+    os: z.string(),
+    description: z.string(),
+    created_at: Timestamp,
+  })
+  .openapi('Host');
+
+export const HostInput = z.object({
+  name: z.string().trim().min(1).max(100),
+  addresses: z.array(IpAddress).min(1).max(32),
+  os: z.string().max(100).optional(),
+  description: z.string().max(2000).optional(),
+});
+
+export const Agent = z
+  .object({
+    agent_id: AgentId,
+    name: z.string(),
+    display_name: z.string(),
+    host_id: HostId,
+    enabled: z.boolean(),
+    last_access_at: NullableTimestamp,
+    created_at: Timestamp,
+  })
+  .openapi('Agent');
+
+export const AgentName = z
+  .string()
+  .min(1)
+  .max(64)
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'letters, digits, dot, dash and underscore; starts with a letter or digit');
+
+export const AgentInput = z.object({
+  name: AgentName,
+  host_id: HostId,
+  display_name: z.string().min(1).max(100).optional(),
+  enabled: z.boolean().optional(),
+});
+
+export const ApiKey = z.string().openapi({ description: 'Shown once; store it now.', example: 'sbk_…' });
+
+/** Settings: counts and sizes are positive integers; sizes are bytes (MB = 1,000,000 bytes). */
+export const Limits = z
+  .object({
+    max_body_code_points: z.number().int().positive(),
+    max_messages_per_channel: z.number().int().positive(),
+    max_files_per_channel: z.number().int().positive(),
+    max_file_bytes: z.number().int().positive(),
+    claim_seconds: z.number().int().min(1).max(86_400),
+    max_claim_batch: z.number().int().positive(),
+    max_page_size: z.number().int().positive(),
+    max_recipients: z.number().int().positive(),
+    max_group_members: z.number().int().positive(),
+    max_concurrent_uploads: z.number().int().positive(),
+    max_upload_temp_bytes: z.number().int().positive(),
+  })
+  .openapi('Limits');
+export type Limits = z.infer<typeof Limits>;
+
+/** Fixed (not admin-set) limits that agents still need to know. */
+export const DerivedLimits = z.object({
+  max_json_request_bytes: z.number().int().positive(),
+});
+
+export const LimitsPatch = Limits.partial()
+  .strict()
+  .refine((v) => Object.keys(v).length > 0, { message: 'name at least one setting' });
+
+export const Attachment = z
+  .object({
+    file_id: FileId,
+    filename: z.string(),
+    media_type: z.string(),
+    size: z.number().int().nonnegative(),
+    sha256: z.string(),
+  })
+  .openapi('Attachment');
+
+export const Message = z
+  .object({
+    message_id: MessageId,
+    channel_id: ChannelId,
+    sender_id: AgentId,
+    body: z.string(),
+    created_at: Timestamp,
+    seq: z.number().int().positive(),
+    attachment: Attachment.nullable(),
+  })
+  .openapi('Message');
+
+export const ChannelKind = z.enum(['private', 'group']);
+
+export const Capabilities = z.array(z.string());

@@ -1,0 +1,79 @@
+/**
+ * The operation registry's vocabulary. An operation is declared once, as data: the HTTP route
+ * (worker/app.ts), `openapi.json`, the CLI commands (cli/) and the MCP tools (mcp/) are all
+ * generated from these declarations, so none of them can drift from the others.
+ */
+import type { z } from '@hono/zod-openapi';
+import type { ErrorCode } from './errors.js';
+
+export type Role = 'public' | 'agent' | 'admin';
+export type HttpMethod = 'get' | 'post' | 'patch' | 'delete';
+
+export interface CliSpec {
+  /** Command words, e.g. `send` or `admin hosts create`. */
+  command: string;
+  /** Body or query fields taken as positional arguments, in order (the last may be variadic). */
+  positionals?: readonly string[];
+  /** A body field that can also be read from stdin with `--stdin`. */
+  stdinField?: string;
+}
+
+export interface OperationDef {
+  /** Stable camelCase ID: the OpenAPI operationId and the key of the handler map. */
+  readonly id: string;
+  readonly method: HttpMethod;
+  /** Path below `/api/v1`, OpenAPI style (`/channels/{channel_id}/messages`). */
+  readonly path: string;
+  readonly role: Role;
+  readonly summary: string;
+  readonly description?: string;
+  readonly tags: readonly string[];
+  readonly params?: z.ZodObject;
+  readonly query?: z.ZodObject;
+  /** A JSON request body. */
+  readonly body?: z.ZodType;
+  /**
+   * The route also accepts `multipart/form-data` with a `metadata` part (the JSON body) and at most
+   * one `file` part. The upload is streamed by the handler, never buffered by a validator.
+   */
+  readonly upload?: boolean;
+  /** The JSON answer. Absent for operations that answer raw bytes (`rawResponse`). */
+  readonly response?: z.ZodType;
+  readonly rawResponse?: { readonly mediaType: string; readonly description: string };
+  readonly status?: 200 | 201;
+  /** Codes this operation can answer with (beyond the common ones every route can). */
+  readonly errors: readonly ErrorCode[];
+  /** The CLI command, or `false` for operations the CLI does not expose. */
+  readonly cli: CliSpec | false;
+  /** The MCP tool name, or `false` when agents should not get it as a tool (admin routes). */
+  readonly mcp: { readonly tool: string } | false;
+}
+
+export function defineOperation<const T extends OperationDef>(def: T): T {
+  return def;
+}
+
+type Infer<S> = S extends z.ZodType ? z.infer<S> : undefined;
+
+/** The validated input an operation's handler receives. */
+export interface OperationInput<O extends OperationDef> {
+  params: Infer<O['params']>;
+  query: Infer<O['query']>;
+  body: Infer<O['body']>;
+}
+
+export type OperationOutput<O extends OperationDef> = O['response'] extends z.ZodType
+  ? z.infer<O['response']>
+  : Response;
+
+/** Errors any route can answer, so operations list only their own. */
+export const COMMON_ERRORS: readonly ErrorCode[] = [
+  'validation_failed',
+  'invalid_unicode',
+  'payload_too_large',
+  'unsupported_media_type',
+  'internal_error',
+  'unavailable',
+];
+export const AGENT_ERRORS: readonly ErrorCode[] = ['unauthenticated', 'source_ip_denied'];
+export const ADMIN_ERRORS: readonly ErrorCode[] = ['unauthenticated', 'forbidden'];

@@ -1,0 +1,112 @@
+import type { Context } from 'hono';
+import { deleteCookie, setCookie } from 'hono/cookie';
+import { SESSION_ABSOLUTE_MS } from '../../durable-objects/registry/registry-do.js';
+import type * as ops from '../contract/operations/admin.js';
+import { pageSize } from '../lib/cursor.js';
+import { currentSettings, registry, rememberSettings } from '../lib/settings-cache.js';
+import { SESSION_COOKIE } from '../middleware/auth.js';
+import type { AppEnv, Handler } from './types.js';
+
+function setSessionCookie(c: Context<AppEnv>, token: string): void {
+  setCookie(c, SESSION_COOKIE, token, {
+    httpOnly: true,
+    sameSite: 'Strict',
+    secure: new URL(c.req.url).protocol === 'https:',
+    path: '/',
+    maxAge: Math.floor(SESSION_ABSOLUTE_MS / 1000),
+  });
+}
+
+export const adminLoginHandler: Handler<typeof ops.adminLogin> = async ({ env, input, c, clientIp }) => {
+  const { token, session } = await registry(env).login(input.body.username, input.body.password, clientIp);
+  setSessionCookie(c, token);
+  return { username: session.username, expires_at: session.expires_at };
+};
+
+export const adminLogoutHandler: Handler<typeof ops.adminLogout> = async ({ env, admin, c }) => {
+  await registry(env).endSession(admin.sessionHash);
+  deleteCookie(c, SESSION_COOKIE, { path: '/' });
+  return { ok: true as const };
+};
+
+export const adminSessionHandler: Handler<typeof ops.adminSession> = async ({ admin }) => ({
+  username: admin.username,
+  expires_at: admin.expires_at,
+});
+
+export const adminSetupStatusHandler: Handler<typeof ops.adminSetupStatus> = async ({ env }) => ({
+  needs_setup: await registry(env).needsSetup(),
+});
+
+export const adminSetupHandler: Handler<typeof ops.adminSetup> = async ({ env, input, c, clientIp }) => {
+  const { token, username, password } = input.body;
+  const opened = await registry(env).setupAdmin(token, username, password, clientIp);
+  setSessionCookie(c, opened.token);
+  return { username: opened.session.username, expires_at: opened.session.expires_at };
+};
+
+export const listHostsHandler: Handler<typeof ops.listHosts> = async ({ env, input }) => {
+  const { limits } = await currentSettings(env);
+  return registry(env).listHosts(input.query.cursor, pageSize(input.query.limit, limits.max_page_size));
+};
+
+export const createHostHandler: Handler<typeof ops.createHost> = async ({ env, input }) => ({
+  host: await registry(env).createHost(input.body),
+});
+
+export const updateHostHandler: Handler<typeof ops.updateHost> = async ({ env, input }) => ({
+  host: await registry(env).updateHost(input.params.host_id, input.body),
+});
+
+export const deleteHostHandler: Handler<typeof ops.deleteHost> = async ({ env, input }) => {
+  await registry(env).deleteHost(input.params.host_id);
+  return { ok: true as const };
+};
+
+export const listAgentsHandler: Handler<typeof ops.listAgents> = async ({ env, input }) => {
+  const { limits } = await currentSettings(env);
+  const { host_id, cursor, limit } = input.query;
+  return registry(env).listAgents({ host_id }, cursor, pageSize(limit, limits.max_page_size));
+};
+
+export const createAgentHandler: Handler<typeof ops.createAgent> = async ({ env, input }) =>
+  registry(env).createAgent(input.body);
+
+export const updateAgentHandler: Handler<typeof ops.updateAgent> = async ({ env, input }) => ({
+  agent: await registry(env).updateAgent(input.params.agent_id, input.body),
+});
+
+export const regenerateAgentKeyHandler: Handler<typeof ops.regenerateAgentKey> = async ({ env, input }) => ({
+  api_key: await registry(env).regenerateKey(input.params.agent_id),
+});
+
+export const revokeAgentKeyHandler: Handler<typeof ops.revokeAgentKey> = async ({ env, input }) => {
+  await registry(env).revokeKey(input.params.agent_id);
+  return { ok: true as const };
+};
+
+/** Until the retention engine lands, there is never cleanup work: an honest idle state. */
+async function cleanupStatus(_env: AppEnv['Bindings']) {
+  return {
+    state: 'idle' as const,
+    pending_jobs: 0,
+    failed_jobs: 0,
+    channels_total: 0,
+    channels_done: 0,
+    last_error: null,
+    last_completed_at: null,
+  };
+}
+
+export const getSettingsHandler: Handler<typeof ops.getSettings> = async ({ env }) => {
+  const { limits, revision } = await registry(env).getSettings();
+  return { settings: limits, settings_revision: revision, cleanup: await cleanupStatus(env) };
+};
+
+export const updateSettingsHandler: Handler<typeof ops.updateSettings> = async ({ env, input }) => {
+  const { limits, revision } = await registry(env).updateSettings(input.body);
+  rememberSettings({ limits, revision });
+  return { settings: limits, settings_revision: revision, cleanup: await cleanupStatus(env) };
+};
+
+export const getCleanupHandler: Handler<typeof ops.getCleanup> = async ({ env }) => cleanupStatus(env);

@@ -1,0 +1,48 @@
+import type { Context } from 'hono';
+import type { OperationId, Operations } from '../contract/index.js';
+import type { OperationDef, OperationInput, OperationOutput } from '../contract/registry.js';
+import type { Env } from '../env.js';
+
+/** The agent a request authenticated as (agent routes only). */
+export interface AuthedAgent {
+  agent_id: string;
+  name: string;
+  display_name: string;
+  host_id: string;
+}
+
+export interface AdminPrincipal {
+  username: string;
+  /** Keyed hash of the session token, to end this session on logout. */
+  sessionHash: string;
+  expires_at: string;
+}
+
+export interface AppVariables {
+  requestId: string;
+  clientIp: string;
+  agent?: AuthedAgent;
+  admin?: AdminPrincipal;
+}
+
+export type AppEnv = { Bindings: Env; Variables: AppVariables };
+
+type Principal<O extends OperationDef> = O['role'] extends 'agent'
+  ? { agent: AuthedAgent }
+  : O['role'] extends 'admin'
+    ? { admin: AdminPrincipal }
+    : unknown;
+
+export type HandlerContext<O extends OperationDef> = {
+  input: OperationInput<O>;
+  env: Env;
+  requestId: string;
+  clientIp: string;
+  /** The Hono context, for the few handlers that set cookies or stream bytes. */
+  c: Context<AppEnv>;
+} & Principal<O>;
+
+export type Handler<O extends OperationDef> = (ctx: HandlerContext<O>) => Promise<OperationOutput<O>>;
+
+/** One handler per registry operation: a missing or extra handler is a type error. */
+export type HandlerMap = { [K in OperationId]: Handler<Operations[K]> };

@@ -1,0 +1,23 @@
+/**
+ * The Switchboard worker: the API under /api/v1 (generated from the operation registry) and the
+ * admin console's static assets for everything else. The same bundle runs on Cloudflare and,
+ * self-hosted, inside Miniflare behind the Node front (cli/serve).
+ */
+import { createApp } from './app.js';
+import type { Env } from './env.js';
+
+export { AgentDO } from '../durable-objects/agent/agent-do.js';
+export { ChannelDO } from '../durable-objects/channel/channel-do.js';
+export { RegistryDO } from '../durable-objects/registry/registry-do.js';
+
+const app = createApp();
+
+export default {
+  fetch(request, env, ctx) {
+    const { pathname } = new URL(request.url);
+    if (pathname.startsWith('/api/') || pathname === '/openapi.json' || !env.ASSETS) {
+      return app.fetch(request, env, ctx);
+    }
+    return env.ASSETS.fetch(request);
+  },
+} satisfies ExportedHandler<Env>;

@@ -1,0 +1,22 @@
+import { ApiError } from '../contract/errors.js';
+
+/** Opaque keyset cursors: the position after which the next page starts, never an offset. */
+export function encodeCursor(position: readonly (string | number)[]): string {
+  return btoa(JSON.stringify(position)).replaceAll('+', '-').replaceAll('/', '_').replace(/=+$/, '');
+}
+
+export function decodeCursor(cursor: string | undefined): (string | number)[] | null {
+  if (cursor === undefined || cursor === '') return null;
+  try {
+    const padded = cursor.replaceAll('-', '+').replaceAll('_', '/');
+    const value: unknown = JSON.parse(atob(padded));
+    if (Array.isArray(value) && value.every((v) => typeof v === 'string' || typeof v === 'number')) return value;
+  } catch {
+    // fall through
+  }
+  throw new ApiError('validation_failed', 'The cursor is not one this server issued.', { field: 'cursor' });
+}
+
+export function pageSize(requested: number | undefined, max: number, fallback = 50): number {
+  return Math.min(requested ?? Math.min(fallback, max), max);
+}

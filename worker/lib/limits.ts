@@ -1,0 +1,46 @@
+import type { Limits } from '../contract/models.js';
+
+/**
+ * Proposed defaults. Only claim_seconds (60 s, REQ-28) and max_file_bytes (50 MB, REQ-55) were
+ * confirmed by users; every other value is a proposal an administrator is expected to tune.
+ * MB means 1,000,000 bytes throughout.
+ */
+export const DEFAULT_LIMITS: Limits = {
+  max_body_code_points: 16_000,
+  max_messages_per_channel: 1_000,
+  max_files_per_channel: 100,
+  max_file_bytes: 50_000_000,
+  claim_seconds: 60,
+  max_claim_batch: 100,
+  max_page_size: 200,
+  max_recipients: 50,
+  max_group_members: 200,
+  max_concurrent_uploads: 8,
+  max_upload_temp_bytes: 500_000_000,
+};
+
+/**
+ * The largest JSON request accepted: room for a body at its code-point limit even when every
+ * code point is written as a JSON escaped surrogate pair (12 bytes), plus envelope.
+ */
+export function maxJsonRequestBytes(limits: Limits): number {
+  return 12 * limits.max_body_code_points + 65_536;
+}
+
+export const LIMIT_SEMANTICS: Record<string, string> = {
+  body_length:
+    'Message bodies are measured in Unicode code points (a composed emoji can be several). A body over max_body_code_points is rejected whole (text_too_long); it is never truncated or split.',
+  deduplication:
+    'A send is compared with your own latest retained message in that channel: exact body, attachment presence, filename, media type, size and the server-computed SHA-256. A match is reported as duplicate with the retained message_id and nothing new is stored. There is no time window; the comparison message changes only when you send something different, or when it is deleted by retention. This is content suppression, not exactly-once delivery.',
+  retention:
+    'Each channel keeps its newest max_messages_per_channel messages and at most max_files_per_channel messages with files; the oldest go first, even when unread, claimed or awaiting ACK. Nothing is spared and nothing is archived: save what you need.',
+  message_file_coupling:
+    'Deleting a message deletes its file, and evicting a file (count or size limit) deletes its whole message. No message is left without its file, and no file without its message.',
+  retroactive_limits:
+    'When an administrator lowers a limit, existing messages and files over the new limits are deleted too.',
+  claims:
+    'Claiming leases unread messages for claim_seconds with a fresh token per message. Until it expires, other sessions of your account cannot claim them; after expiry without an ACK they become claimable again.',
+  ack: 'ACK with the current claim token marks a message read. It means read, not done; it does not require downloading the file and does not extend retention. An expired or replaced token is rejected.',
+  polling: 'Nothing is pushed: poll GET /inbox or POST /inbox/claim; both return at once, also when empty.',
+  units: 'Sizes are bytes; MB in the console means 1,000,000 bytes.',
+};

@@ -1,0 +1,35 @@
+import { createMiddleware } from 'hono/factory';
+import { ApiError } from '../contract/errors.js';
+import type { OperationDef } from '../contract/registry.js';
+import type { AppEnv } from '../handlers/types.js';
+import { parseJsonStrict, readBounded } from '../lib/json-body.js';
+import { maxJsonRequestBytes } from '../lib/limits.js';
+import { currentSettings } from '../lib/settings-cache.js';
+
+/**
+ * Reads a JSON body under a size cap and decodes it strictly before the zod validator sees it,
+ * so invalid UTF-8 and lone surrogates are refused instead of silently replaced. The validator
+ * then parses the cached text (Hono's body cache), so the body is read from the wire once.
+ */
+export function jsonBody(op: OperationDef) {
+  return createMiddleware<AppEnv>(async (c, next) => {
+    const type = c.req.header('content-type') ?? '';
+    if (op.upload && type.toLowerCase().startsWith('multipart/form-data')) {
+      await next();
+      return;
+    }
+    if (!/^application\/([\w.-]+\+)?json\s*(;|$)/i.test(type)) {
+      throw new ApiError('unsupported_media_type', 'Send the body as application/json.');
+    }
+    const settings = await currentSettings(c.env);
+    const cap = maxJsonRequestBytes(settings.limits);
+    const declared = Number(c.req.header('content-length') ?? Number.NaN);
+    if (declared > cap) {
+      throw new ApiError('payload_too_large', `The request body is larger than ${cap} bytes.`, { limit: cap });
+    }
+    const bytes = await readBounded(c.req.raw.body, cap);
+    const { text } = parseJsonStrict(bytes);
+    c.req.bodyCache.text = Promise.resolve(text) as never;
+    await next();
+  });
+}

@@ -1,0 +1,35 @@
+import { createMiddleware } from 'hono/factory';
+import { ApiError } from '../contract/errors.js';
+import type { AppEnv } from '../handlers/types.js';
+import { base64url, digestsEqual } from '../lib/crypto.js';
+import { canonicalIp } from '../lib/ip.js';
+
+/** The header by which the self-host front proves a request came through it. */
+export const FRONT_SECRET_HEADER = 'x-switchboard-front';
+
+/** Gives every request an ID (`X-Request-Id`) and its client address. */
+export const requestContext = createMiddleware<AppEnv>(async (c, next) => {
+  const requestId = `req_${base64url(crypto.getRandomValues(new Uint8Array(12)))}`;
+  c.set('requestId', requestId);
+  // On Cloudflare the edge sets CF-Connecting-IP and a client cannot override it; self-hosted,
+  // the Node front strips every client copy and sets it from the TCP peer (see frontGuard).
+  c.set('clientIp', canonicalIp(c.req.header('cf-connecting-ip') ?? '') ?? '');
+  c.header('X-Request-Id', requestId);
+  await next();
+  c.header('X-Request-Id', requestId);
+});
+
+/**
+ * Self-hosted, the worker is reachable on Miniflare's loopback port, where a local process could
+ * send its own CF-Connecting-IP. The front adds a per-boot secret; without it nothing is served.
+ */
+export const frontGuard = createMiddleware<AppEnv>(async (c, next) => {
+  const secret = c.env.FRONT_SECRET;
+  if (secret) {
+    const presented = c.req.header(FRONT_SECRET_HEADER) ?? '';
+    if (!digestsEqual(presented, secret)) {
+      throw new ApiError('forbidden', 'Requests must come through the Switchboard front.');
+    }
+  }
+  await next();
+});

@@ -1,0 +1,91 @@
+/**
+ * Routes and the OpenAPI document, derived from the operation registry alone (no handlers, no
+ * bindings), so that `npm run openapi` can build the document outside the Workers runtime.
+ */
+import { createRoute, OpenAPIHono, type z } from '@hono/zod-openapi';
+import type { MiddlewareHandler } from 'hono';
+import { operationList } from './contract/index.js';
+import { ErrorBody } from './contract/models.js';
+import type { OperationDef } from './contract/registry.js';
+
+export const API_BASE = '/api/v1';
+
+export const OPENAPI_INFO = {
+  openapi: '3.1.0',
+  info: {
+    title: 'Switchboard API',
+    version: '1.0.0',
+    description:
+      'Agent-to-agent messaging by polling: private and group channels, claim/ACK inboxes, files. ' +
+      'Generated from the operation registry; do not edit by hand.',
+    license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
+  },
+};
+
+/** The `@hono/zod-openapi` route of an operation; the app adds its middleware. */
+export function routeFor(op: OperationDef, middleware: MiddlewareHandler[] = []) {
+  const content: Record<string, { schema: z.ZodType | object }> = {};
+  if (op.body) content['application/json'] = { schema: op.body };
+  if (op.upload) {
+    content['multipart/form-data'] = {
+      schema: {
+        type: 'object',
+        required: ['metadata'],
+        properties: {
+          metadata: { type: 'string', description: 'The JSON body of this operation.' },
+          file: { type: 'string', format: 'binary', description: 'At most one file.' },
+        },
+      },
+    };
+  }
+  const status = op.status ?? 200;
+  return createRoute({
+    method: op.method,
+    path: API_BASE + op.path,
+    operationId: op.id,
+    summary: op.summary,
+    ...(op.description && { description: op.description }),
+    tags: [...op.tags],
+    ...(op.role === 'agent' && { security: [{ agentKey: [] }] }),
+    ...(op.role === 'admin' && { security: [{ adminSession: [] }] }),
+    middleware,
+    request: {
+      ...(op.params && { params: op.params }),
+      ...(op.query && { query: op.query }),
+      ...(Object.keys(content).length > 0 && { body: { content, required: true } }),
+    },
+    responses: {
+      [status]: op.response
+        ? { description: op.summary, content: { 'application/json': { schema: op.response } } }
+        : {
+            description: op.rawResponse?.description ?? op.summary,
+            content: {
+              [op.rawResponse?.mediaType ?? 'application/octet-stream']: {
+                schema: { type: 'string', format: 'binary' },
+              },
+            },
+          },
+      default: {
+        description: `Error. Codes: ${[...new Set(op.errors)].join(', ') || 'common codes only'}.`,
+        content: { 'application/json': { schema: ErrorBody } },
+      },
+    },
+  });
+}
+
+/** The OpenAPI 3.1 document of every registry operation. */
+export function buildOpenApiDocument() {
+  const app = new OpenAPIHono();
+  app.openAPIRegistry.registerComponent('securitySchemes', 'agentKey', {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'The agent API key; the client address must also be one of its host addresses.',
+  });
+  app.openAPIRegistry.registerComponent('securitySchemes', 'adminSession', {
+    type: 'apiKey',
+    in: 'cookie',
+    name: 'switchboard_session',
+  });
+  for (const op of operationList) app.openAPIRegistry.registerPath(routeFor(op));
+  return app.getOpenAPI31Document(OPENAPI_INFO);
+}
