@@ -151,3 +151,28 @@ export const Message = z
 export const ChannelKind = z.enum(['private', 'group']);
 
 export const Capabilities = z.array(z.string());
+
+/**
+ * One server resource on the admin overview: a figure, or explicitly unavailable with the reason
+ * (as on Cloudflare, or on a machine without a GPU).
+ */
+export const ResourceMetric = z
+  .union([
+    z.object({
+      available: z.literal(true),
+      utilization_percent: z.number().min(0).max(100),
+      used_bytes: z.number().nonnegative().optional(),
+      total_bytes: z.number().nonnegative().optional(),
+      detail: z.string().optional(),
+    }),
+    z.object({ available: z.literal(false), reason: z.string() }),
+  ])
+  .openapi('ResourceMetric');
+
+export const Resources = z.object({
+  cpu: ResourceMetric,
+  memory: ResourceMetric,
+  disk: ResourceMetric,
+  gpu: ResourceMetric,
+});
+export type Resources = z.infer<typeof Resources>;
