@@ -79,18 +79,17 @@ function agentView(row: typeof schema.agents.$inferSelect): AgentView {
   };
 }
 
-/** Validates and canonicalizes a host's addresses: exact IPs only, duplicates collapsed. */
+/**
+ * A host's addresses in canonical form, duplicates collapsed. The API validates them already
+ * (models.IpAddress); this guards the invariant for every other caller.
+ */
 function canonicalAddresses(addresses: string[]): string[] {
   const out: string[] = [];
-  addresses.forEach((text, i) => {
+  for (const text of addresses) {
     const ip = canonicalIp(text);
-    if (!ip) {
-      throw new ApiError('validation_failed', `"${text}" is not an exact IPv4 or IPv6 address (no CIDR, no names).`, {
-        field: `addresses.${i}`,
-      });
-    }
+    if (!ip) throw new ApiError('validation_failed', `"${text}" is not an exact IP address.`, { field: 'addresses' });
     if (!out.includes(ip)) out.push(ip);
-  });
+  }
   return out;
 }
 

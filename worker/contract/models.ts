@@ -3,6 +3,7 @@
  * their shapes from these (with `.pick()`/`.extend()`), so a field is never spelled twice.
  */
 import { z } from '@hono/zod-openapi';
+import { canonicalIp } from '../lib/ip.js';
 import { ERROR_CODES } from './errors.js';
 
 export const Timestamp = z.iso.datetime({ precision: 3 }).openapi({ example: '2026-11-29T21:45:05.123Z' });
@@ -51,8 +52,19 @@ export const ItemError = z.object({
   limit: z.number().optional(),
 });
 
-/** An exact IPv4 or IPv6 address; parsing and normalization live in worker/lib/ip.ts. */
-export const IpAddress = z.string().min(2).max(64).openapi({ example: '192.168.1.20' });
+/** An exact IPv4 or IPv6 address, answered in canonical form (`::ffff:a.b.c.d` becomes `a.b.c.d`). */
+export const IpAddress = z
+  .string()
+  .max(64)
+  .transform((text, ctx) => {
+    const ip = canonicalIp(text);
+    if (ip === null) {
+      ctx.addIssue({ code: 'custom', message: `"${text}" is not an exact IPv4 or IPv6 address (no CIDR, no names)` });
+      return z.NEVER;
+    }
+    return ip;
+  })
+  .openapi({ type: 'string', example: '192.168.1.20' });
 
 export const Host = z
   .object({

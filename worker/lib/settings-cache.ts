@@ -43,3 +43,8 @@ export function rememberSettings(value: SettingsSnapshot): void {
 export function cachedRevision(): number {
   return cached?.value.revision ?? 0;
 }
+
+/** Drops this isolate's copy (tests reset storage between cases). */
+export function forgetCachedSettings(): void {
+  cached = null;
+}

@@ -1,0 +1,133 @@
+import { env, SELF } from 'cloudflare:test';
+import { describe, expect, it } from 'vitest';
+import { adminCookie, BASE, call } from './helpers.js';
+
+function expectError(res: { status: number; body: any; headers: Headers }, status: number, code: string) {
+  expect(res.status).toBe(status);
+  expect(res.body.error.code).toBe(code);
+  expect(res.body.request_id).toMatch(/^req_/);
+  expect(res.headers.get('x-request-id')).toBe(res.body.request_id);
+  expect(typeof res.body.error.message).toBe('string');
+  expect(typeof res.body.error.settings_revision).toBe('number');
+}
+
+async function hostCount(cookie: string): Promise<number> {
+  return (await call('GET', '/admin/hosts', { cookie })).body.hosts.length;
+}
+
+describe('structured errors, and nothing stored on bad input', () => {
+  it('answers unknown routes and methods with not_found', async () => {
+    expectError(await call('GET', '/nope'), 404, 'not_found');
+    expectError(await call('PUT', '/me'), 404, 'not_found');
+  });
+
+  it('names the field of a validation error', async () => {
+    const cookie = await adminCookie();
+    const res = await call('POST', '/admin/hosts', { cookie, body: { name: 'h', addresses: 'not-a-list' } });
+    expectError(res, 400, 'validation_failed');
+    expect(res.body.error.field).toBe('addresses');
+    const badIp = await call('POST', '/admin/hosts', {
+      cookie,
+      body: { name: 'h', addresses: ['10.0.0.1', '10.0.0.0/8'] },
+    });
+    expectError(badIp, 400, 'validation_failed');
+    expect(badIp.body.error.field).toBe('addresses.1');
+    for (const address of ['host.example', '::1%eth0', '010.0.0.1', '1.2.3', '1::2::3']) {
+      expectError(
+        await call('POST', '/admin/hosts', { cookie, body: { name: 'h', addresses: [address] } }),
+        400,
+        'validation_failed',
+      );
+    }
+    expect(await hostCount(cookie)).toBe(0);
+  });
+
+  it('refuses malformed JSON, wrong content types and invalid Unicode without writing', async () => {
+    const cookie = await adminCookie();
+    const json = { 'content-type': 'application/json' };
+    expectError(
+      await call('POST', '/admin/hosts', { cookie, rawBody: '{"name": "h", ', headers: json }),
+      400,
+      'validation_failed',
+    );
+    expectError(
+      await call('POST', '/admin/hosts', {
+        cookie,
+        rawBody: 'name=h',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      }),
+      415,
+      'unsupported_media_type',
+    );
+    const lone = await call('POST', '/admin/hosts', {
+      cookie,
+      rawBody: '{"name":"\\ud800","addresses":["10.0.0.1"]}',
+      headers: json,
+    });
+    expectError(lone, 400, 'invalid_unicode');
+    expect(lone.body.error.field).toBe('name');
+    const invalidUtf8 = new Uint8Array([
+      ...new TextEncoder().encode('{"name":"'),
+      0xff,
+      0xfe,
+      ...new TextEncoder().encode('","addresses":["10.0.0.1"]}'),
+    ]);
+    expectError(
+      await call('POST', '/admin/hosts', { cookie, rawBody: invalidUtf8, headers: json }),
+      400,
+      'invalid_unicode',
+    );
+    expect(await hostCount(cookie)).toBe(0);
+  });
+
+  it('refuses huge bodies with payload_too_large, also without a Content-Length', async () => {
+    const cookie = await adminCookie();
+    const huge = JSON.stringify({ name: 'x'.repeat(5_000_000), addresses: ['10.0.0.1'] });
+    const res = await call('POST', '/admin/hosts', {
+      cookie,
+      rawBody: huge,
+      headers: { 'content-type': 'application/json' },
+    });
+    expectError(res, 413, 'payload_too_large');
+    expect(res.body.error.limit).toBeGreaterThan(0);
+    const chunks = new TextEncoder().encode(huge);
+    const stream = new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (let at = 0; at < chunks.length; at += 65_536) controller.enqueue(chunks.slice(at, at + 65_536));
+        controller.close();
+      },
+    });
+    const streamed = await SELF.fetch(`${BASE}/admin/hosts`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', cookie, 'cf-connecting-ip': '10.0.0.1' },
+      body: stream,
+      duplex: 'half',
+    } as RequestInit);
+    expect(streamed.status).toBe(413);
+    expect(await hostCount(cookie)).toBe(0);
+  });
+
+  it('keeps the API key out of every answer but creation and regeneration', async () => {
+    const cookie = await adminCookie();
+    const host = (await call('POST', '/admin/hosts', { cookie, body: { name: 'h', addresses: ['10.0.0.1'] } })).body
+      .host;
+    const created = await call('POST', '/admin/agents', { cookie, body: { name: 'a', host_id: host.host_id } });
+    const key = created.body.api_key as string;
+    const secret = key.split('.')[1] as string;
+    const answers = [
+      await call('GET', '/admin/agents', { cookie }),
+      await call('GET', `/admin/hosts`, { cookie }),
+      await call('GET', '/directory', { key }),
+      await call('GET', '/me', { key }),
+      await call('PATCH', `/admin/agents/${created.body.agent.agent_id}`, { cookie, body: { display_name: 'A' } }),
+    ];
+    for (const answer of answers) {
+      expect(answer.status).toBe(200);
+      expect(JSON.stringify(answer.body)).not.toContain(secret);
+    }
+    // Stored only as a keyed hash.
+    const registry = env.REGISTRY.get(env.REGISTRY.idFromName('registry'));
+    const agents = await registry.listAgents({}, undefined, 10);
+    expect(JSON.stringify(agents)).not.toContain(secret);
+  });
+});

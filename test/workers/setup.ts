@@ -1,0 +1,10 @@
+import { abortAllDurableObjects, reset } from 'cloudflare:test';
+import { beforeEach } from 'vitest';
+import { forgetCachedSettings } from '../../worker/lib/settings-cache.js';
+
+// Every test starts from empty storage, fresh Durable Object instances and no cached settings.
+beforeEach(async () => {
+  await reset();
+  await abortAllDurableObjects();
+  forgetCachedSettings();
+});
