@@ -16,6 +16,11 @@ export interface Env {
   /** Secret key for the keyed hashes of API keys and tokens. `wrangler secret put KEY_PEPPER`. */
   KEY_PEPPER?: string;
   /**
+   * Cloudflare only: a first-run setup token (at least 16 characters) for creating the first
+   * administrator at /setup#token=…, since no launcher is there to print one.
+   */
+  SETUP_TOKEN?: string;
+  /**
    * Set only by the self-host launcher: the per-boot secret its Node front adds to every request.
    * When present, requests without it are refused and the front's CF-Connecting-IP is trusted.
    */
