@@ -2,13 +2,17 @@
  * The `switchboard` command: `serve` runs the self-hosted server; every other command is
  * generated from the operation registry and calls the HTTP API (it never opens storage).
  */
-import { Command } from 'commander';
+import { buildProgram, runCli } from './program.js';
 import { registerServeCommand } from './serve/command.js';
 
-const program = new Command('switchboard')
-  .description('Switchboard: a communication center for AI agents')
-  .showHelpAfterError();
+const io = { env: process.env, stdin: process.stdin, stdout: process.stdout, stderr: process.stderr };
+// `switchboard … | head` closes the pipe early; that is not an error worth a trace.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code !== 'EPIPE') throw error;
+});
 
-registerServeCommand(program);
+const program = buildProgram(io);
 
-await program.parseAsync(process.argv);
+registerServeCommand(program.command);
+
+process.exitCode = await runCli(program, process.argv, io);

@@ -9,13 +9,33 @@ import type { ErrorCode } from './errors.js';
 export type Role = 'public' | 'agent' | 'admin';
 export type HttpMethod = 'get' | 'post' | 'patch' | 'delete';
 
+/**
+ * How an operation appears in the `switchboard` CLI (cli/commands/generate.ts). Everything else is
+ * derived from the schemas: every params/query/body field that is not positional becomes an option
+ * `--kebab-name` (numbers parsed, booleans as `--x`/`--no-x`, enums with their choices, arrays
+ * repeatable, objects as JSON text); an array of objects is given as `A:B` words, its fields in
+ * declaration order (`ack MESSAGE_ID:TOKEN`), or, with no words, as JSON on stdin from which each
+ * item's fields are collected (so `claim | ack` composes). An `upload` operation gets `--file PATH`
+ * (sent as multipart), a `rawResponse` operation a required `--out PATH`. Role `agent` sends the
+ * profile's API key, role `admin` its session cookie.
+ */
 export interface CliSpec {
   /** Command words, e.g. `send` or `admin hosts create`. */
   command: string;
-  /** Body or query fields taken as positional arguments, in order (the last may be variadic). */
+  /** Params, body or query fields taken as positional arguments, in order (the last may be variadic). */
   positionals?: readonly string[];
-  /** A body field that can also be read from stdin with `--stdin`. */
+  /** A body field that can also be read from stdin with `--stdin` (one trailing newline is dropped). */
   stdinField?: string;
+  /**
+   * Option names that differ from the field name: `{ to_agent_ids: 'to' }` gives a repeatable
+   * `--to ID` instead of `--to-agent-ids ID`.
+   */
+  optionNames?: Readonly<Record<string, string>>;
+  /**
+   * Fields never taken from the command line, so they stay out of shell history and `ps`: asked
+   * for without echo on a terminal, or read from stdin with `--<field>-stdin` (e.g. a password).
+   */
+  secretFields?: readonly string[];
 }
 
 export interface OperationDef {

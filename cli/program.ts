@@ -1,0 +1,100 @@
+/**
+ * The `switchboard` program: global options, the generated operation commands, the config
+ * commands and `mcp`, and one place that turns every failure into a line on stderr and an exit code.
+ */
+import { Command, CommanderError } from 'commander';
+import { operationList } from '../worker/contract/index.js';
+import type { OperationDef } from '../worker/contract/registry.js';
+import { registerConfigCommands } from './commands/config.js';
+import { executeAndPrint } from './commands/execute.js';
+import { type CommandRuntime, type GeneratedCommand, registerOperationCommands } from './commands/operations.js';
+import type { Env } from './lib/config.js';
+import { EXIT, LocalError } from './lib/errors.js';
+import type { InputStream } from './lib/terminal.js';
+import { VERSION } from './lib/version.js';
+
+export interface ProgramIo {
+  env: Env;
+  stdin: InputStream;
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
+}
+
+export interface Program {
+  command: Command;
+  generated: GeneratedCommand[];
+  /** The exit code the last action recorded. */
+  exitCode(): number;
+}
+
+const EPILOG = `
+Configuration: ${'`switchboard login --url URL --key KEY`'} writes a profile to the global config file
+(SWITCHBOARD_CONFIG, else $XDG_CONFIG_HOME/switchboard/config.json, ~/.config/switchboard/config.json,
+or %APPDATA%\\switchboard\\config.json). SWITCHBOARD_PROFILE, SWITCHBOARD_URL and SWITCHBOARD_API_KEY override it.
+
+Output: the JSON answer on stdout; diagnostics on stderr.
+Exit codes: 0 ok, 1 internal error, 2 usage or configuration error (nothing sent), 3 the server answered
+an error (code and message on stderr), 4 some per-target/per-item results rejected, 5 server unreachable.`;
+
+export function buildProgram(
+  io: ProgramIo = { env: process.env, stdin: process.stdin, stdout: process.stdout, stderr: process.stderr },
+  options: { operations?: readonly OperationDef[]; execute?: CommandRuntime['execute'] } = {},
+): Program {
+  let exitCode: number = EXIT.ok;
+  const command = new Command('switchboard')
+    .description('Switchboard: a communication center for AI agents (messages and files by polling)')
+    .version(VERSION, '-V, --version')
+    .option('--profile <name>', 'config profile to use (env SWITCHBOARD_PROFILE; default: the current profile)')
+    .showHelpAfterError('(add --help for usage)')
+    .exitOverride()
+    .configureOutput({
+      writeOut: (text) => io.stdout.write(text),
+      writeErr: (text) => io.stderr.write(text),
+    })
+    .addHelpText('after', EPILOG);
+
+  const runtime: CommandRuntime = {
+    stdin: io.stdin,
+    stderr: io.stderr,
+    execute:
+      options.execute ??
+      (async (request, globals) => {
+        exitCode = await executeAndPrint(request, globals, io.env, io);
+      }),
+  };
+  const generated = registerOperationCommands(command, options.operations ?? operationList, runtime);
+  registerConfigCommands(command, { ...io, setExitCode: (code) => (exitCode = code) });
+
+  command
+    .command('mcp')
+    .description('Run the MCP server on stdio (tools generated from the agent operations) for an agent client')
+    .action(async (_flags: unknown, self: Command) => {
+      const { runStdioServer } = await import('../mcp/stdio.js');
+      const { profile } = self.optsWithGlobals<{ profile?: string }>();
+      await runStdioServer({ ...(profile && { profile }), env: io.env });
+    });
+
+  return { command, generated, exitCode: () => exitCode };
+}
+
+/** Parses and runs; never throws, never prints a stack for a user error. */
+export async function runCli(program: Program, argv: readonly string[], io: Pick<ProgramIo, 'env' | 'stderr'>) {
+  try {
+    await program.command.parseAsync([...argv]);
+    return program.exitCode();
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // Commander has printed its message (and help) already.
+      return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
+    }
+    if (error instanceof LocalError) {
+      io.stderr.write(`switchboard: ${error.message}\n`);
+      return error.exitCode;
+    }
+    const message = error instanceof Error ? error.message : String(error);
+    io.stderr.write(`switchboard: internal error: ${message}\n`);
+    if (io.env.SWITCHBOARD_DEBUG && error instanceof Error) io.stderr.write(`${error.stack}\n`);
+    else io.stderr.write('switchboard: set SWITCHBOARD_DEBUG=1 for details\n');
+    return EXIT.internal;
+  }
+}

@@ -1,0 +1,110 @@
+/**
+ * The Switchboard MCP server: tools generated from the registry (mcp/tools.ts), each call one
+ * HTTP request through the same client as the CLI. It holds no state between calls; the profile
+ * is re-read each call, so `switchboard login` takes effect without a restart.
+ */
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Env } from '../cli/lib/config.js';
+import { LocalError } from '../cli/lib/errors.js';
+import { type InvokeRequest, invokeOperation } from '../cli/lib/invoke.js';
+import { VERSION } from '../cli/lib/version.js';
+import { operationList } from '../worker/contract/index.js';
+import type { OperationDef } from '../worker/contract/registry.js';
+import { DATA_NOT_INSTRUCTIONS, FILE_PATH_FIELD, OUT_PATH_FIELD, OVERWRITE_FIELD, toolDefinitions } from './tools.js';
+
+export interface BuildServerOptions {
+  /** `--profile`; otherwise SWITCHBOARD_PROFILE or the config file's current profile. */
+  profile?: string;
+  env?: Env;
+  operations?: readonly OperationDef[];
+}
+
+export const SERVER_INSTRUCTIONS =
+  'Switchboard lets you exchange messages and files with other AI agents by polling; nothing arrives ' +
+  'by itself. Use inbox to see counts, claim to lease unread messages, and ack with each message_id ' +
+  'and claim_token once handled (unacknowledged claims expire and the messages become claimable ' +
+  `again). Send results list one outcome per target. ${DATA_NOT_INSTRUCTIONS}`;
+
+function errorResult(structured: { request_id?: string; error: { code: string; message: string } }): CallToolResult {
+  return {
+    isError: true,
+    content: [
+      {
+        type: 'text',
+        text: `Error ${structured.error.code}: ${structured.error.message}\n${JSON.stringify(structured)}`,
+      },
+    ],
+    structuredContent: structured,
+  };
+}
+
+export async function callTool(
+  op: OperationDef,
+  args: Record<string, unknown>,
+  context: { profile?: string; env: Env },
+): Promise<CallToolResult> {
+  const { [FILE_PATH_FIELD]: filePath, [OUT_PATH_FIELD]: outPath, [OVERWRITE_FIELD]: overwrite, ...values } = args;
+  const request: InvokeRequest = { op, values };
+  if (op.upload && typeof filePath === 'string') request.filePath = filePath;
+  if (op.rawResponse) {
+    if (typeof outPath === 'string') request.outPath = outPath;
+    request.overwrite = overwrite === true;
+  }
+  try {
+    const outcome = await invokeOperation(request, context);
+    if (!outcome.ok) return errorResult(outcome.error);
+    // Parsed with the answer schema, so structured content holds exactly the declared fields (a
+    // validating client rejects undeclared ones); the text keeps the answer as the server sent it.
+    const parsed = op.response?.safeParse(outcome.data);
+    const data = (parsed?.success ? parsed.data : outcome.data) as Record<string, unknown>;
+    const note =
+      outcome.rejected > 0
+        ? `\n${outcome.rejected} of ${outcome.items} results were rejected; see "error" in each.`
+        : '';
+    return { content: [{ type: 'text', text: JSON.stringify(outcome.data) + note }], structuredContent: data };
+  } catch (error) {
+    if (error instanceof LocalError) {
+      return errorResult({
+        error: { code: error.code, message: error.message, ...(error.field && { field: error.field }) },
+      });
+    }
+    throw error;
+  }
+}
+
+/**
+ * The SDK is loaded here rather than imported at the top so that it stays out of the start-up of
+ * every other CLI command (the bundle keeps npm packages external, so this stays a lazy import).
+ */
+export async function buildServer(options: BuildServerOptions = {}): Promise<McpServer> {
+  const { McpServer } = await import('@modelcontextprotocol/sdk/server/mcp.js');
+  const env = options.env ?? process.env;
+  const context = { ...(options.profile && { profile: options.profile }), env };
+  const server = new McpServer(
+    { name: 'switchboard', title: 'Switchboard', version: VERSION },
+    { instructions: SERVER_INSTRUCTIONS },
+  );
+  for (const tool of toolDefinitions(options.operations ?? operationList)) {
+    const readOnly = tool.op.method === 'get';
+    server.registerTool(
+      tool.name,
+      {
+        title: tool.op.summary,
+        description: tool.description,
+        inputSchema: tool.inputShape as never,
+        outputSchema: tool.outputShape as never,
+        annotations: {
+          title: tool.op.summary,
+          readOnlyHint: readOnly,
+          // Downloads write a local file but change nothing on the server.
+          destructiveHint: false,
+          idempotentHint: readOnly || tool.op.method === 'delete',
+          openWorldHint: false,
+        },
+      },
+      ((args: Record<string, unknown>) => callTool(tool.op, args ?? {}, context)) as never,
+    );
+  }
+  return server;
+}

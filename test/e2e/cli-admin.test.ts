@@ -1,0 +1,125 @@
+/**
+ * Headless set-up with the administrator commands: sign in (password from stdin, session cookie
+ * kept in the profile), hosts, agents (the key printed once), keys, settings, sign out.
+ */
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EXIT } from '../../cli/lib/errors.js';
+import { expectNoStack, runCli, tempConfig } from './cli-process.js';
+import { type Server, startServer } from './harness.js';
+
+let server: Server;
+let config: string;
+const env = () => ({ SWITCHBOARD_CONFIG: config });
+
+beforeAll(async () => {
+  server = await startServer();
+  config = tempConfig();
+  const login = await runCli(['login', '--url', server.url], { env: env() });
+  expect(login.code, login.stderr).toBe(EXIT.ok);
+});
+afterAll(async () => {
+  await server?.stop();
+});
+
+describe('admin commands', () => {
+  it('admin commands before signing in: exit 2 with the way to sign in', async () => {
+    const run = await runCli(['admin', 'hosts', 'list'], { env: env() });
+    expect(run.code).toBe(EXIT.usage);
+    expect(run.stderr).toMatch(/not signed in as an administrator.*switchboard admin login/);
+  });
+
+  it('a wrong password is exit 3 unauthenticated; the password never comes from argv', async () => {
+    const wrong = await runCli(['admin', 'login', '--username', 'admin', '--password-stdin'], {
+      env: env(),
+      input: 'not-the-password\n',
+    });
+    expect(wrong.code).toBe(EXIT.request);
+    expect(wrong.stderr).toMatch(/unauthenticated \(HTTP 401\)/);
+    const argv = await runCli(['admin', 'login', '--username', 'admin', '--password', 'x'], { env: env() });
+    expect(argv.code).toBe(EXIT.usage);
+    expect(argv.stderr).toMatch(/unknown option '--password'/);
+    expectNoStack(wrong.stderr + argv.stderr);
+  });
+
+  it('admin login stores the session in the profile; hosts, agents, keys and settings work', async () => {
+    const login = await runCli(['admin', 'login', '--username', 'admin', '--password-stdin'], {
+      env: env(),
+      input: `${server.adminPassword}\n`,
+    });
+    expect(login.code, login.stderr).toBe(EXIT.ok);
+    expect(login.json.username).toBe('admin');
+    expect(JSON.parse(readFileSync(config, 'utf8')).profiles.default.admin_cookie).toMatch(/^switchboard_session=/);
+    expect(login.stdout).not.toContain('switchboard_session');
+
+    const host = await runCli(
+      [
+        'admin',
+        'hosts',
+        'create',
+        '--name',
+        'build-box',
+        '--addresses',
+        '127.0.0.1',
+        '--addresses',
+        '::1',
+        '--os',
+        'linux',
+      ],
+      { env: env() },
+    );
+    expect(host.code, host.stderr).toBe(EXIT.ok);
+    expect(host.json.host).toMatchObject({ name: 'build-box', addresses: ['127.0.0.1', '::1'] });
+    const hostId = host.json.host.host_id as string;
+
+    const agent = await runCli(['admin', 'agents', 'create', '--name', 'codex-laptop', '--host-id', hostId], {
+      env: env(),
+    });
+    expect(agent.code, agent.stderr).toBe(EXIT.ok);
+    const key = agent.json.api_key as string;
+    expect(key).toMatch(/^sbk_/);
+    const agentId = agent.json.agent.agent_id as string;
+
+    // The printed key works: the agent profile is set up from it.
+    const agentLogin = await runCli(['login', '--profile', 'codex', '--url', server.url, '--key-stdin'], {
+      env: env(),
+      input: key,
+    });
+    expect(agentLogin.code, agentLogin.stderr).toBe(EXIT.ok);
+    expect(agentLogin.json.agent.agent_id).toBe(agentId);
+
+    const list = await runCli(['admin', 'agents', 'list', '--host-id', hostId], { env: env() });
+    expect(list.json.agents.map((a: { agent_id: string }) => a.agent_id)).toEqual([agentId]);
+    expect(list.stdout).not.toContain(key);
+
+    const disable = await runCli(['admin', 'agents', 'update', agentId, '--no-enabled'], { env: env() });
+    expect(disable.json.agent.enabled).toBe(false);
+    const denied = await runCli(['me', '--profile', 'codex'], { env: env() });
+    expect(denied.code).toBe(EXIT.request);
+    await runCli(['admin', 'agents', 'update', agentId, '--enabled'], { env: env() });
+
+    const regenerated = await runCli(['admin', 'agents', 'regenerate-key', agentId], { env: env() });
+    const newKey = regenerated.json.api_key as string;
+    expect(newKey).not.toBe(key);
+    const old = await runCli(['me', '--profile', 'codex'], { env: env() });
+    expect(old.code).toBe(EXIT.request);
+    expect(old.stderr).toMatch(/unauthenticated/);
+    const fresh = await runCli(['me'], { env: { ...env(), SWITCHBOARD_API_KEY: newKey } });
+    expect(fresh.json.agent_id).toBe(agentId);
+
+    const settings = await runCli(['admin', 'settings', 'set', '--claim-seconds', '120'], { env: env() });
+    expect(settings.code, settings.stderr).toBe(EXIT.ok);
+    expect(settings.json.settings.claim_seconds).toBe(120);
+    const invalid = await runCli(['admin', 'settings', 'set', '--claim-seconds', '0'], { env: env() });
+    expect(invalid.code).toBe(EXIT.usage);
+    expect(invalid.stderr).toMatch(/--claim-seconds/);
+  });
+
+  it('admin logout ends the session and forgets the cookie', async () => {
+    const out = await runCli(['admin', 'logout'], { env: env() });
+    expect(out.code, out.stderr).toBe(EXIT.ok);
+    expect(JSON.parse(readFileSync(config, 'utf8')).profiles.default.admin_cookie).toBeUndefined();
+    const after = await runCli(['admin', 'settings', 'get'], { env: env() });
+    expect(after.code).toBe(EXIT.usage);
+  });
+});

@@ -1,0 +1,195 @@
+/**
+ * The `switchboard` CLI against the real server: global config profiles (REQ-07), and the agent
+ * round trip me / directory / limits / send / inbox / claim | ack / history (REQ-14), with files
+ * once the registry has them.
+ */
+import { createHash } from 'node:crypto';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EXIT } from '../../cli/lib/errors.js';
+import { operationList } from '../../worker/contract/index.js';
+import { expectNoStack, runCli, tempConfig } from './cli-process.js';
+import { adminLogin, createAgent, createHost, type Server, startServer, tempDir } from './harness.js';
+
+let server: Server;
+let config: string;
+let alice: { agent: { agent_id: string }; key: string };
+let bob: { agent: { agent_id: string }; key: string };
+
+const as = (profile: string) => ({ env: { SWITCHBOARD_CONFIG: config, SWITCHBOARD_PROFILE: profile } });
+const cliOf = (id: string) => {
+  const op = operationList.find((o) => o.id === id);
+  return op?.cli ? op.cli.command.split(' ') : undefined;
+};
+
+beforeAll(async () => {
+  server = await startServer();
+  const cookie = await adminLogin(server);
+  const host = await createHost(server, cookie, ['127.0.0.1']);
+  alice = await createAgent(server, cookie, host.host_id, 'alice');
+  bob = await createAgent(server, cookie, host.host_id, 'bob');
+  config = tempConfig();
+});
+afterAll(async () => {
+  await server?.stop();
+});
+
+describe('global configuration (REQ-07)', () => {
+  it('login verifies the key and writes a 0600 profile; config show never prints the key', async () => {
+    const login = await runCli(['login', '--profile', 'alice', '--url', server.url, '--key-stdin'], {
+      env: { SWITCHBOARD_CONFIG: config },
+      input: `${alice.key}\n`,
+    });
+    expect(login.code, login.stderr).toBe(EXIT.ok);
+    expect(login.json).toMatchObject({ profile: 'alice', current: true, agent: { agent_id: alice.agent.agent_id } });
+    expect(login.stdout).not.toContain(alice.key.split('.')[1]);
+    if (process.platform !== 'win32') expect(statSync(config).mode & 0o777).toBe(0o600);
+    const stored = JSON.parse(readFileSync(config, 'utf8'));
+    expect(stored.profiles.alice).toEqual({ url: server.url, api_key: alice.key });
+
+    const bobLogin = await runCli(['login', '--url', server.url, '--key', bob.key, '--profile', 'bob'], {
+      env: { SWITCHBOARD_CONFIG: config },
+    });
+    expect(bobLogin.code, bobLogin.stderr).toBe(EXIT.ok);
+    expect(bobLogin.json.current).toBe(false);
+
+    const show = await runCli(['config', 'show'], { env: { SWITCHBOARD_CONFIG: config } });
+    expect(show.json).toMatchObject({ profile: 'alice', url: server.url, api_key_source: 'profile' });
+    expect(show.stdout).not.toContain(alice.key.split('.')[1]);
+    const list = await runCli(['config', 'list'], { env: { SWITCHBOARD_CONFIG: config } });
+    expect(list.json.profiles.map((p: { name: string }) => p.name)).toEqual(['alice', 'bob']);
+  });
+
+  it('refuses a wrong key at login and saves nothing', async () => {
+    const before = readFileSync(config, 'utf8');
+    const bad = await runCli(['login', '--profile', 'mallory', '--url', server.url, '--key', `${alice.key}x`], {
+      env: { SWITCHBOARD_CONFIG: config },
+    });
+    expect(bad.code).toBe(EXIT.request);
+    expect(bad.stderr).toMatch(/unauthenticated \(HTTP 401\)/);
+    expect(bad.stderr).toMatch(/nothing was saved/);
+    expect(readFileSync(config, 'utf8')).toBe(before);
+  });
+
+  it('sessions of one configured agent share its account: --profile, SWITCHBOARD_PROFILE and config use', async () => {
+    const byEnv = await runCli(['me'], as('bob'));
+    expect(byEnv.json.agent_id).toBe(bob.agent.agent_id);
+    const byFlag = await runCli(['me', '--profile', 'bob'], { env: { SWITCHBOARD_CONFIG: config } });
+    expect(byFlag.json.agent_id).toBe(bob.agent.agent_id);
+    const byDefault = await runCli(['me'], { env: { SWITCHBOARD_CONFIG: config } });
+    expect(byDefault.json.agent_id).toBe(alice.agent.agent_id);
+    // SWITCHBOARD_URL/SWITCHBOARD_API_KEY override the profile (how an MCP client is pointed at it).
+    const byKey = await runCli(['me'], { env: { SWITCHBOARD_CONFIG: config, SWITCHBOARD_API_KEY: bob.key } });
+    expect(byKey.json.agent_id).toBe(bob.agent.agent_id);
+
+    const other = tempConfig();
+    writeFileSync(other, readFileSync(config));
+    const use = await runCli(['config', 'use', 'bob'], { env: { SWITCHBOARD_CONFIG: other } });
+    expect(use.code).toBe(EXIT.ok);
+    const after = await runCli(['me'], { env: { SWITCHBOARD_CONFIG: other } });
+    expect(after.json.agent_id).toBe(bob.agent.agent_id);
+  });
+});
+
+describe('agent round trip', () => {
+  it('me, directory and limits answer JSON on stdout', async () => {
+    const me = await runCli(['me'], as('alice'));
+    expect(me.code).toBe(EXIT.ok);
+    expect(me.stderr).toBe('');
+    expect(me.json).toMatchObject({ agent_id: alice.agent.agent_id, name: 'alice' });
+    const directory = await runCli(['directory', '--name', 'bo', '--limit', '10'], as('alice'));
+    expect(directory.json.agents.map((a: { agent_id: string }) => a.agent_id)).toEqual([bob.agent.agent_id]);
+    const limits = await runCli(['limits'], as('alice'));
+    expect(limits.json.limits.claim_seconds).toBeGreaterThan(0);
+  });
+
+  it('send gives per-target results; a rejected target is exit 4 and does not block the other', async () => {
+    const sent = await runCli(
+      ['send', '--to', bob.agent.agent_id, '--to', 'agt_nosuchagent', 'hello bob'],
+      as('alice'),
+    );
+    expect(sent.code).toBe(EXIT.partial);
+    expect(sent.stderr).toMatch(/1 of 2 results rejected/);
+    const byTarget = Object.fromEntries(
+      sent.json.results.map((r: { target_agent_id: string }) => [r.target_agent_id, r]),
+    );
+    expect(byTarget[bob.agent.agent_id]).toMatchObject({ status: 'sent' });
+    expect(byTarget.agt_nosuchagent).toMatchObject({ status: 'rejected', error: { code: 'unknown_agent' } });
+
+    const piped = await runCli(['send', '--to', bob.agent.agent_id, '--stdin'], {
+      ...as('alice'),
+      input: 'line one\nline two\n',
+    });
+    expect(piped.code, piped.stderr).toBe(EXIT.ok);
+    expect(piped.json.results[0].status).toBe('sent');
+  });
+
+  it('inbox counts, then `claim | ack` through a real shell pipe, then history', async () => {
+    const inbox = await runCli(['inbox'], as('bob'));
+    expect(inbox.json).toMatchObject({ unread: 2, claimable: 2, leased: 0 });
+
+    const pipe = await runCli(['node "$CLI" claim --limit 10 | node "$CLI" ack'], { ...as('bob'), shell: true });
+    expect(pipe.code, pipe.stderr).toBe(EXIT.ok);
+    expect(pipe.json.results).toHaveLength(2);
+    expect(pipe.json.results.every((r: { status: string }) => r.status === 'read')).toBe(true);
+
+    const after = await runCli(['inbox'], as('bob'));
+    expect(after.json).toMatchObject({ unread: 0, claimable: 0, leased: 0 });
+
+    const channel = inbox.json.channels[0].channel_id as string;
+    const history = await runCli(['history', channel], as('bob'));
+    expect(history.code).toBe(EXIT.ok);
+    expect(history.json.messages.map((m: { body: string }) => m.body)).toEqual(['hello bob', 'line one\nline two']);
+  });
+
+  it('ack with MESSAGE_ID:TOKEN words; a stale token is a per-item rejection (exit 4)', async () => {
+    await runCli(['send', '--to', bob.agent.agent_id, 'ack me by words'], as('alice'));
+    const claim = await runCli(['claim', '--order', 'newest'], as('bob'));
+    const [entry] = claim.json.claims;
+    expect(entry.message.body).toBe('ack me by words');
+    const word = `${entry.message.message_id}:${entry.claim_token}`;
+    const ack = await runCli(['ack', word, `${entry.message.message_id}:not-the-token`], as('bob'));
+    expect(ack.code).toBe(EXIT.partial);
+    expect(ack.json.results).toEqual([
+      { message_id: entry.message.message_id, status: 'read' },
+      expect.objectContaining({ status: 'rejected', error: expect.objectContaining({ code: 'invalid_claim_token' }) }),
+    ]);
+  });
+
+  it('a server error is exit 3 with its code and message on stderr, nothing on stdout', async () => {
+    const missing = await runCli(['history', 'dm_doesnotexist'], as('bob'));
+    expect(missing.code).toBe(EXIT.request);
+    expect(missing.stdout).toBe('');
+    expect(missing.stderr).toMatch(/not_found \(HTTP 404\)/);
+    expect(JSON.parse(missing.stderr.split('\n')[1] as string).error.code).toBe('not_found');
+    expectNoStack(missing.stderr);
+  });
+});
+
+// The files issue adds the download operation; until it is in the registry there is nothing to run.
+const downloadOp = operationList.find((op) => op.rawResponse && op.cli);
+describe.runIf(downloadOp !== undefined)('files', () => {
+  it('send --file uploads the bytes; download --out writes them byte-equal', async () => {
+    const folder = tempDir('switchboard-cli-files-');
+    const bytes = Buffer.from(Array.from({ length: 300_000 }, (_, i) => (i * 7919) % 256));
+    const source = join(folder, 'data.bin');
+    writeFileSync(source, bytes);
+    const sent = await runCli(['send', '--to', bob.agent.agent_id, '--file', source, 'a file'], as('alice'));
+    expect(sent.code, sent.stderr).toBe(EXIT.ok);
+    const channel = sent.json.results[0].channel_id as string;
+    const history = await runCli(['history', channel, '--order', 'desc', '--limit', '1'], as('bob'));
+    const attachment = history.json.messages[0].attachment;
+    expect(attachment).toMatchObject({ filename: 'data.bin', size: bytes.length });
+    const out = join(folder, 'copy.bin');
+    const words = cliOf(downloadOp ? downloadOp.id : '') ?? [];
+    const download = await runCli([...words, attachment.file_id, '--out', out], as('bob'));
+    expect(download.code, download.stderr).toBe(EXIT.ok);
+    expect(readFileSync(out).equals(bytes)).toBe(true);
+    expect(download.json).toMatchObject({
+      path: out,
+      size: bytes.length,
+      sha256: createHash('sha256').update(bytes).digest('hex'),
+    });
+  });
+});
