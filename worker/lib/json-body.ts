@@ -23,6 +23,26 @@ export function findIllFormedString(value: unknown, path = ''): string | null {
   return null;
 }
 
+/**
+ * workerd may drop an answer sent while the request body is still unread (seen with a Durable
+ * Object call before the answer), so refused bodies are read to the end (bounded) before the
+ * error goes out: the client then always gets its structured error.
+ */
+const DRAIN_LIMIT = 64_000_000;
+
+export async function drainBody(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<void> {
+  let seen = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return;
+    seen += value.byteLength;
+    if (seen > DRAIN_LIMIT) {
+      await reader.cancel();
+      return;
+    }
+  }
+}
+
 /** Reads at most `maxBytes` of a body stream; refuses (413) the moment it grows past that. */
 export async function readBounded(body: ReadableStream<Uint8Array> | null, maxBytes: number): Promise<Uint8Array> {
   if (!body) return new Uint8Array(0);
@@ -34,7 +54,7 @@ export async function readBounded(body: ReadableStream<Uint8Array> | null, maxBy
     if (done) break;
     total += value.byteLength;
     if (total > maxBytes) {
-      await reader.cancel();
+      await drainBody(reader);
       throw new ApiError('payload_too_large', `The request body is larger than ${maxBytes} bytes.`, {
         limit: maxBytes,
       });

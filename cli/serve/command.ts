@@ -1,0 +1,27 @@
+/** Registers `switchboard serve` (what `npm start` runs) on the CLI program. */
+import type { Command } from 'commander';
+import { ConfigError, DEFAULT_DATA_DIR, DEFAULT_HOST, DEFAULT_PORT, resolveConfig, type ServeFlags } from './config.js';
+
+export function registerServeCommand(program: Command): void {
+  program
+    .command('serve')
+    .description('Run the self-hosted Switchboard server (the worker in Miniflare behind the Node front).')
+    .option('--host <address>', `address to listen on (env SWITCHBOARD_HOST, default ${DEFAULT_HOST})`)
+    .option('--port <port>', `port to listen on, 0 = any free port (env SWITCHBOARD_PORT, default ${DEFAULT_PORT})`)
+    .option('--data <dir>', `data directory (env SWITCHBOARD_DATA_DIR, default ${DEFAULT_DATA_DIR})`)
+    .option('--tls-cert <file>', 'PEM certificate: serve HTTPS (with --tls-key)')
+    .option('--tls-key <file>', 'PEM private key for --tls-cert')
+    .action(async (flags: ServeFlags) => {
+      try {
+        // Loaded on demand: Miniflare takes most of a second to import, and every other CLI
+        // command (agents poll with them) should not pay for it.
+        const { serve } = await import('./serve.js');
+        await serve(resolveConfig(flags, process.env));
+      } catch (error) {
+        // Setting mistakes are one readable line; anything else keeps its stack for the report.
+        const text = error instanceof ConfigError ? error.message : ((error as Error).stack ?? String(error));
+        process.stderr.write(`switchboard serve: ${text}\n`);
+        process.exit(1);
+      }
+    });
+}

@@ -1,0 +1,159 @@
+/**
+ * The Node front: the only public listener. It proxies each request to Miniflare's loopback
+ * port, streaming both bodies (a 50 MB upload is never held in memory), with the client address
+ * taken from the TCP connection and the per-boot secret that tells the worker the request came
+ * through here. It logs nothing per request: no key, no body, no URL.
+ */
+import { randomBytes } from 'node:crypto';
+import http from 'node:http';
+import https from 'node:https';
+import type { Socket } from 'node:net';
+import { pipeline } from 'node:stream/promises';
+import { forwardRequestHeaders, forwardResponseHeaders } from './front-headers.js';
+
+export interface FrontOptions {
+  /** Miniflare's loopback URL. */
+  upstream: URL;
+  secret: string;
+  tls?: { cert: Buffer; key: Buffer };
+}
+
+export interface Front {
+  server: http.Server;
+  listen(host: string, port: number): Promise<number>;
+  /** Stops accepting, lets running requests finish for up to `graceMs`, then cuts the rest. */
+  close(graceMs?: number): Promise<void>;
+}
+
+/** A structured error (api-v1.md) for the few answers the front gives itself. */
+function sendError(res: http.ServerResponse, status: number, code: string, message: string): void {
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  const requestId = `req_${randomBytes(12).toString('base64url')}`;
+  const body = JSON.stringify({ request_id: requestId, error: { code, message } });
+  res.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(body),
+    'x-request-id': requestId,
+  });
+  res.end(body);
+}
+
+/** A host name or address and an optional port: nothing that could add a path or credentials. */
+const HOST_HEADER = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._~-]+)(:\d{1,5})?$/;
+
+export function createFront(options: FrontOptions): Front {
+  const scheme = options.tls ? 'https' : 'http';
+  // Keep-alive to Miniflare: one loopback connection per concurrent request, reused.
+  const agent = new http.Agent({ keepAlive: true, maxFreeSockets: 64 });
+
+  const handle = (req: http.IncomingMessage, res: http.ServerResponse) => {
+    const path = req.url ?? '';
+    // Only origin-form targets: an absolute URL or `*` would let a client pick what Miniflare sees.
+    if (!path.startsWith('/') || path.startsWith('//')) {
+      sendError(res, 400, 'validation_failed', 'Malformed request target.');
+      return;
+    }
+    // Miniflare's own endpoints live under /cdn-cgi/; on Cloudflare that prefix belongs to the edge.
+    if (/^\/cdn-cgi(\/|$|\?)/i.test(path)) {
+      sendError(res, 404, 'not_found', 'Not found.');
+      return;
+    }
+    const host = req.headers.host ?? `localhost:${req.socket.localPort ?? ''}`;
+    if (!HOST_HEADER.test(host)) {
+      sendError(res, 400, 'validation_failed', 'Malformed Host header.');
+      return;
+    }
+    const originalUrl = `${scheme}://${host}${path}`;
+
+    const upstream = http.request({
+      agent,
+      host: options.upstream.hostname,
+      port: options.upstream.port,
+      method: req.method,
+      path,
+      headers: forwardRequestHeaders(req.headers, {
+        remoteAddress: req.socket.remoteAddress,
+        secret: options.secret,
+        host,
+        originalUrl,
+      }),
+    });
+
+    // A client that goes away mid-request or mid-answer: stop the upstream exchange too.
+    res.on('close', () => {
+      if (!res.writableFinished) upstream.destroy();
+    });
+    req.on('error', () => upstream.destroy());
+
+    let answered = false;
+    upstream.on('response', (answer) => {
+      answered = true;
+      if (!req.complete) {
+        // The worker answered without reading the whole body (a refusal: 401, 403, 413…). Send
+        // it nothing more: the exchange is over and that connection cannot be reused. The client
+        // may finish its upload into the void (Node reads and drops it) and gets the answer.
+        // (workerd itself may reset such a connection without answering when the worker leaves
+        // more than ~1 MB unread after a Durable Object call, so the worker must drain the
+        // bodies it refuses; the front cannot recover an answer workerd never sent.)
+        req.unpipe(upstream);
+        req.resume();
+        answer.on('end', () => upstream.destroy());
+      }
+      res.writeHead(answer.statusCode ?? 502, answer.statusMessage, forwardResponseHeaders(answer.rawHeaders).flat());
+      pipeline(answer, res).catch(() => {
+        // The client disconnected or Miniflare went away mid-answer; `close` above cleans up.
+      });
+    });
+    upstream.on('error', () => {
+      // After the answer began, its own stream reports the failure; before it, say so.
+      if (!answered && !res.headersSent) {
+        sendError(res, 503, 'unavailable', 'The server closed the connection before answering; try again.');
+      }
+    });
+
+    req.pipe(upstream);
+  };
+
+  const server: http.Server = options.tls
+    ? https.createServer({ cert: options.tls.cert, key: options.tls.key }, handle)
+    : http.createServer(handle);
+  // Large uploads on slow links need more than Node's 5-minute default; headers stay bounded.
+  server.requestTimeout = 30 * 60_000;
+  server.headersTimeout = 60_000;
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
+    if (!socket.writable || error.code === 'ECONNRESET') {
+      socket.destroy();
+      return;
+    }
+    socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+  });
+
+  return {
+    server,
+    listen(host, port) {
+      return new Promise((resolve, reject) => {
+        server.once('error', reject);
+        server.listen({ host, port }, () => {
+          server.off('error', reject);
+          const address = server.address();
+          resolve(typeof address === 'object' && address ? address.port : port);
+        });
+      });
+    },
+    close(graceMs = 5000) {
+      return new Promise((resolve) => {
+        const timer = setTimeout(() => server.closeAllConnections(), graceMs);
+        timer.unref();
+        server.close(() => {
+          clearTimeout(timer);
+          agent.destroy();
+          resolve();
+        });
+        server.closeIdleConnections();
+      });
+    },
+  };
+}

@@ -1,0 +1,101 @@
+/**
+ * `switchboard serve`: Miniflare on a random loopback port running the bundled worker, and the
+ * Node front as the only public listener. Prints `Switchboard listening on URL` once both are up
+ * and the first administrator is settled; SIGINT/SIGTERM close the listener, let requests in
+ * flight finish, dispose Miniflare and exit 0.
+ */
+import { readFileSync } from 'node:fs';
+import type { ServeConfig } from './config.js';
+import { publicUrl } from './config.js';
+import {
+  dataDirLayout,
+  loadOrCreatePepper,
+  newFrontSecret,
+  prepareDataDir,
+  removeLauncherInfo,
+  writeLauncherInfo,
+} from './data-dir.js';
+import { ensureFirstAdmin } from './first-admin.js';
+import { createFront } from './front.js';
+import { HostMetrics } from './host-metrics.js';
+import { startWorkerRuntime, type WorkerRuntime } from './worker-runtime.js';
+
+function readTls(config: ServeConfig): { cert: Buffer; key: Buffer } | undefined {
+  if (!config.tls) return undefined;
+  const read = (file: string, what: string) => {
+    try {
+      return readFileSync(file);
+    } catch (error) {
+      throw new Error(`Cannot read the TLS ${what} ${file}: ${(error as Error).message}`);
+    }
+  };
+  return { cert: read(config.tls.certFile, 'certificate'), key: read(config.tls.keyFile, 'key') };
+}
+
+export async function serve(config: ServeConfig): Promise<void> {
+  const tls = readTls(config);
+  const layout = dataDirLayout(config.dataDir);
+  prepareDataDir(layout);
+  const keyPepper = loadOrCreatePepper(layout.pepperFile);
+  const frontSecret = newFrontSecret();
+
+  const metrics = new HostMetrics(layout.root);
+  await metrics.start();
+
+  const runtime: WorkerRuntime = await startWorkerRuntime({
+    persistRoot: layout.state,
+    keyPepper,
+    frontSecret,
+    metrics: () => metrics.read(),
+  });
+
+  const front = createFront({ upstream: runtime.url, secret: frontSecret, tls });
+  let port: number;
+  try {
+    port = await front.listen(config.host, config.port);
+  } catch (error) {
+    await runtime.dispose().catch(() => {});
+    throw new Error(`Cannot listen on ${config.host}:${config.port}: ${(error as Error).message}`);
+  }
+  const url = publicUrl(config.host, port, tls !== undefined);
+
+  let shuttingDown = false;
+  const shutdown = async (signal: NodeJS.Signals) => {
+    if (shuttingDown) {
+      // A second signal: the operator does not want to wait for requests in flight.
+      process.exit(1);
+    }
+    shuttingDown = true;
+    process.stderr.write(`Switchboard: ${signal} received, shutting down.\n`);
+    await front.close();
+    await runtime.dispose().catch(() => {});
+    removeLauncherInfo(layout);
+    process.exit(0);
+  };
+  // Miniflare installs SIGINT/SIGTERM handlers that kill workerd and exit at once with 130/143,
+  // cutting requests in flight; the launcher owns the process and shuts down in order instead.
+  process.removeAllListeners('SIGINT');
+  process.removeAllListeners('SIGTERM');
+  process.on('SIGINT', shutdown);
+  process.on('SIGTERM', shutdown);
+
+  try {
+    const outcome = await ensureFirstAdmin(await runtime.registry(), config.adminPassword, url);
+    if (outcome.kind === 'created') {
+      process.stdout.write(`Created administrator "${outcome.username}" from SWITCHBOARD_ADMIN_PASSWORD.\n`);
+    } else if (outcome.kind === 'setup-link') {
+      process.stdout.write(
+        'No administrator exists yet. Open this one-time link to create one ' +
+          '(it works once; every start prints a new one until an administrator exists):\n' +
+          `  ${outcome.link}\n`,
+      );
+    }
+  } catch (error) {
+    await front.close(0);
+    await runtime.dispose().catch(() => {});
+    throw error;
+  }
+
+  writeLauncherInfo(layout, { pid: process.pid, public_url: url, internal_url: runtime.url.origin });
+  process.stdout.write(`Switchboard listening on ${url}\n`);
+}

@@ -1,0 +1,118 @@
+/**
+ * The bundled worker (dist/worker, the same bundle `wrangler deploy` uploads) in Miniflare, on a
+ * random loopback port that only the front talks to. Bindings come from
+ * dist/worker/miniflare-options.json, which the build derives from wrangler.toml
+ * (derive-worker-options.mjs), so they are declared once. Secrets and the host metrics service
+ * are the launcher's own additions.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import {
+  Miniflare,
+  type Request as MiniflareRequest,
+  Response as MiniflareResponse,
+  type WorkerOptions,
+} from 'miniflare';
+import type { Resources } from '../../worker/contract/models.js';
+import { childPids, guardAgainstOrphans } from './orphan-guard.js';
+
+/** The RegistryDO methods the launcher calls (durable-objects/registry/registry-do.ts). */
+export interface RegistryRpc {
+  needsSetup(): Promise<boolean>;
+  bootstrapAdmin(username: string, password: string): Promise<boolean>;
+  issueSetupToken(): Promise<string | null>;
+}
+
+export interface WorkerRuntime {
+  /** Miniflare's loopback URL (refuses requests without the front secret). */
+  url: URL;
+  registry(): Promise<RegistryRpc>;
+  dispose(): Promise<void>;
+}
+
+export interface WorkerRuntimeOptions {
+  /** Miniflare state (Durable Object SQLite files, R2 objects). */
+  persistRoot: string;
+  keyPepper: string;
+  frontSecret: string;
+  metrics: () => Promise<Resources>;
+}
+
+const OPTIONS_FILE = 'dist/worker/miniflare-options.json';
+
+/** The package root: the launcher runs from dist/node/, but look upward rather than assume. */
+export function packageRoot(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    if (existsSync(join(dir, OPTIONS_FILE))) return dir;
+    const parent = dirname(dir);
+    if (parent === dir) {
+      throw new Error(`${OPTIONS_FILE} not found: run \`npm run build\` first.`);
+    }
+    dir = parent;
+  }
+}
+
+function derivedWorkerOptions(root: string): WorkerOptions {
+  const options = JSON.parse(readFileSync(join(root, OPTIONS_FILE), 'utf8')) as WorkerOptions & {
+    assets?: { directory: string };
+  };
+  if (options.assets) options.assets.directory = resolve(root, options.assets.directory);
+  return options;
+}
+
+export async function startWorkerRuntime(options: WorkerRuntimeOptions): Promise<WorkerRuntime> {
+  const root = packageRoot();
+  const scriptPath = join(root, 'dist/worker/index.js');
+  if (!existsSync(scriptPath)) throw new Error('dist/worker/index.js not found: run `npm run build` first.');
+
+  const metricsService = async (request: MiniflareRequest) => {
+    if (request.method !== 'GET') return new MiniflareResponse(null, { status: 405 });
+    return MiniflareResponse.json(await options.metrics());
+  };
+
+  const derived = derivedWorkerOptions(root);
+  const mf = new Miniflare({
+    host: '127.0.0.1',
+    port: 0,
+    // Offline: no download of the request.cf blob.
+    cf: false,
+    defaultPersistRoot: options.persistRoot,
+    // The front logs nothing per request, and neither may Miniflare (URLs, statuses).
+    logRequests: false,
+    workers: [
+      {
+        name: 'switchboard',
+        ...derived,
+        modules: true,
+        scriptPath,
+        // Module names are paths below this root; the default (the cwd) breaks `switchboard serve`
+        // started from any other directory.
+        modulesRoot: dirname(scriptPath),
+        bindings: { ...derived.bindings, KEY_PEPPER: options.keyPepper, FRONT_SECRET: options.frontSecret },
+        serviceBindings: { ...derived.serviceBindings, HOST_METRICS: metricsService },
+      },
+    ],
+  });
+  let url: URL;
+  try {
+    url = await mf.ready;
+  } catch (error) {
+    await mf.dispose().catch(() => {});
+    throw error;
+  }
+  const guard = guardAgainstOrphans(childPids(process.pid, 'workerd'));
+
+  return {
+    url,
+    async registry() {
+      const namespace = await mf.getDurableObjectNamespace('REGISTRY');
+      return namespace.get(namespace.idFromName('registry')) as unknown as RegistryRpc;
+    },
+    async dispose() {
+      await mf.dispose();
+      await guard.disarm();
+    },
+  };
+}
