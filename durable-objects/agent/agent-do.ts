@@ -1,10 +1,12 @@
 import { DurableObject } from 'cloudflare:workers';
 import { eq } from 'drizzle-orm';
 import migrations from '../../migrations/agent/migrations.js';
+import type { ChannelKind } from '../../worker/domain/ids.js';
 import type { Env } from '../../worker/env.js';
 import type { AuthedAgent } from '../../worker/handlers/types.js';
 import { digestsEqual } from '../../worker/lib/crypto.js';
 import { openDatabase } from '../shared/database.js';
+import * as inbox from './inbox-index.js';
 import * as schema from './schema.js';
 
 export type AuthResult =
@@ -29,7 +31,8 @@ const LAST_ACCESS_FLUSH_MS = 60_000;
 /**
  * One per agent. It answers every authentication of that agent from memory (credentials and the
  * host allowlist, copied here by the registry), so authentication spreads over as many objects as
- * there are agents instead of funnelling through one.
+ * there are agents instead of funnelling through one. It also holds the agent's inbox index
+ * (inbox-index.ts): its channels, and which of them may have unread deliveries for it.
  */
 export class AgentDO extends DurableObject<Env> {
   private readonly db;
@@ -83,6 +86,28 @@ export class AgentDO extends DurableObject<Env> {
       tx.insert(schema.account).values(row).run();
     });
     this.account = row;
+  }
+
+  // Inbox index (written by channels' outboxes, read by polls)
+
+  async noteChannels(notes: inbox.ChannelNote[]): Promise<void> {
+    inbox.noteChannels(this.db, notes);
+  }
+
+  async pendingChannels(kind?: ChannelKind): Promise<inbox.PendingChannel[]> {
+    return inbox.pendingChannels(this.db, kind);
+  }
+
+  async clearPending(entries: { channel_id: string; gen: number }[]): Promise<void> {
+    inbox.clearPending(this.db, entries);
+  }
+
+  async listChannels(kind?: ChannelKind): Promise<inbox.ChannelEntry[]> {
+    return inbox.listChannels(this.db, kind);
+  }
+
+  async forgetChannel(channelId: string): Promise<void> {
+    inbox.forgetChannel(this.db, channelId);
   }
 
   /**

@@ -1,4 +1,4 @@
-import { integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 
 /** The agent's credentials and allowlist: a copy the registry keeps in sync (see sync()). */
 export const account = sqliteTable('account', {
@@ -14,3 +14,24 @@ export const account = sqliteTable('account', {
   /** The registry's change counter: an older snapshot never overwrites a newer one. */
   version: integer('version').notNull(),
 });
+
+/**
+ * The inbox index (inbox-index.ts): the channels this agent is in, and which of them may hold
+ * unread deliveries for it. Written by channels through their outbox, read by every poll.
+ */
+export const channels = sqliteTable(
+  'channels',
+  {
+    channelId: text('channel_id').primaryKey(),
+    kind: text('kind').$type<'private' | 'group'>().notNull(),
+    peerAgentId: text('peer_agent_id'),
+    groupId: text('group_id'),
+    name: text('name'),
+    lastMessageAt: integer('last_message_at'),
+    /** A hint: this channel may have unread deliveries for the agent. */
+    pending: integer('pending', { mode: 'boolean' }).notNull(),
+    /** Bumped by every pending note, so a clear based on an older read is refused. */
+    gen: integer('gen').notNull(),
+  },
+  (t) => [index('channels_pending').on(t.pending, t.kind)],
+);

@@ -1,0 +1,118 @@
+/**
+ * The agent's inbox index: every channel the agent is in (for GET /channels) and, among them, the
+ * ones that may hold unread deliveries for it (`pending`). Channels write it through their outbox
+ * after each message commit; polls read it so that quiet channels cost nothing.
+ *
+ * `pending` is a hint that is only ever cleared by compare-and-delete: a poll that found a channel
+ * empty clears it only if `gen` is still the one it read, so a note that arrived in between (and
+ * bumped `gen`) is never lost. A note always follows its message's commit, so a clear based on a
+ * read that missed the message is either rejected by `gen` or followed by the note setting it again.
+ */
+import { and, desc, eq, sql } from 'drizzle-orm';
+import type { DrizzleSqliteDODatabase } from 'drizzle-orm/durable-sqlite';
+import type { ChannelKind } from '../../worker/domain/ids.js';
+import { iso } from '../shared/database.js';
+import * as schema from './schema.js';
+
+type Db = DrizzleSqliteDODatabase<typeof schema>;
+
+/** What a channel tells a participant's index after a message (or a membership change). */
+export interface ChannelNote {
+  channel_id: string;
+  kind: ChannelKind;
+  peer_agent_id: string | null;
+  group_id: string | null;
+  name: string | null;
+  /** Milliseconds since the epoch, or null when the channel has no message yet. */
+  last_message_at: number | null;
+  /** The agent may have a new unread delivery in this channel. */
+  pending: boolean;
+}
+
+export interface PendingChannel {
+  channel_id: string;
+  kind: ChannelKind;
+  gen: number;
+}
+
+export interface ChannelEntry {
+  channel_id: string;
+  kind: ChannelKind;
+  peer_agent_id?: string;
+  group_id?: string;
+  name?: string;
+  last_message_at: string | null;
+}
+
+const { channels } = schema;
+
+export function noteChannels(db: Db, notes: readonly ChannelNote[]): void {
+  db.transaction((tx) => {
+    for (const note of notes) {
+      tx.insert(channels)
+        .values({
+          channelId: note.channel_id,
+          kind: note.kind,
+          peerAgentId: note.peer_agent_id,
+          groupId: note.group_id,
+          name: note.name,
+          lastMessageAt: note.last_message_at,
+          pending: note.pending,
+          gen: note.pending ? 1 : 0,
+        })
+        .onConflictDoUpdate({
+          target: channels.channelId,
+          set: {
+            name: sql`coalesce(excluded.name, ${channels.name})`,
+            // Notes can arrive out of order (outbox retries): the channel list only moves forward.
+            lastMessageAt: sql`max(coalesce(${channels.lastMessageAt}, 0), coalesce(excluded.last_message_at, 0))`,
+            pending: sql`${channels.pending} or excluded.pending`,
+            gen: sql`${channels.gen} + excluded.pending`,
+          },
+        })
+        .run();
+    }
+  });
+}
+
+export function pendingChannels(db: Db, kind?: ChannelKind): PendingChannel[] {
+  return db
+    .select({ channel_id: channels.channelId, kind: channels.kind, gen: channels.gen })
+    .from(channels)
+    .where(and(eq(channels.pending, true), kind ? eq(channels.kind, kind) : undefined))
+    .all();
+}
+
+/** Compare-and-delete of hints: each is cleared only if no note arrived since `gen` was read. */
+export function clearPending(db: Db, entries: readonly { channel_id: string; gen: number }[]): void {
+  db.transaction((tx) => {
+    for (const entry of entries) {
+      tx.update(channels)
+        .set({ pending: false })
+        .where(and(eq(channels.channelId, entry.channel_id), eq(channels.gen, entry.gen)))
+        .run();
+    }
+  });
+}
+
+export function listChannels(db: Db, kind?: ChannelKind): ChannelEntry[] {
+  const rows = db
+    .select()
+    .from(channels)
+    .where(kind ? eq(channels.kind, kind) : undefined)
+    .orderBy(desc(channels.lastMessageAt), channels.channelId)
+    .all();
+  return rows.map((row) => ({
+    channel_id: row.channelId,
+    kind: row.kind,
+    ...(row.peerAgentId !== null && { peer_agent_id: row.peerAgentId }),
+    ...(row.groupId !== null && { group_id: row.groupId }),
+    ...(row.name !== null && { name: row.name }),
+    last_message_at: row.lastMessageAt ? iso(row.lastMessageAt) : null,
+  }));
+}
+
+/** Drops a channel from the index (leaving a group): it is no longer listed or polled. */
+export function forgetChannel(db: Db, channelId: string): void {
+  db.delete(channels).where(eq(channels.channelId, channelId)).run();
+}

@@ -1,0 +1,97 @@
+import { index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import type { AttachmentRecord } from '../../worker/domain/content.js';
+import type { DeliveryState } from '../../worker/domain/deliveries.js';
+
+/** The channel itself: one row, created by the first message (private) or by the group's creation. */
+export const channel = sqliteTable('channel', {
+  id: integer('id').primaryKey(),
+  channelId: text('channel_id').notNull(),
+  kind: text('kind').$type<'private' | 'group'>().notNull(),
+  /** Group channels only: the group name shown in channel lists. */
+  name: text('name'),
+  createdAt: integer('created_at').notNull(),
+  /** Highest seq ever issued: seq is never reused, even when the newest message is deleted. */
+  lastSeq: integer('last_seq').notNull().default(0),
+  /** Creation time of the newest message: created_at never goes backwards within a channel. */
+  lastCreatedAt: integer('last_created_at').notNull().default(0),
+});
+
+/**
+ * Who is in the channel. A private channel has its two agents, both active for good. Groups
+ * (the groups issue) add pending invitees and members who left; only `active` participants read
+ * history and get deliveries, and a delivery is created only for messages after joining.
+ */
+export const participants = sqliteTable('participants', {
+  agentId: text('agent_id').primaryKey(),
+  state: text('state').$type<'active' | 'pending' | 'left'>().notNull(),
+  role: text('role').$type<'member' | 'owner'>().notNull().default('member'),
+  since: integer('since').notNull(),
+});
+
+export const messages = sqliteTable('messages', {
+  /** Strict per-channel order: assigned in the insert transaction, never reused. */
+  seq: integer('seq').primaryKey(),
+  messageId: text('message_id').notNull().unique(),
+  senderId: text('sender_id').notNull(),
+  body: text('body').notNull(),
+  createdAt: integer('created_at').notNull(),
+  attachment: text('attachment', { mode: 'json' }).$type<AttachmentRecord | null>(),
+});
+
+/** One row per (message, recipient): the recipient's read state and its claim. */
+export const deliveries = sqliteTable(
+  'deliveries',
+  {
+    seq: integer('seq').notNull(),
+    recipientId: text('recipient_id').notNull(),
+    state: text('state').$type<DeliveryState>().notNull(),
+    claimHash: text('claim_hash'),
+    claimExpiresAt: integer('claim_expires_at'),
+    replacedHashes: text('replaced_hashes', { mode: 'json' }).$type<string[]>().notNull().default([]),
+    ackHash: text('ack_hash'),
+    ackDeadline: integer('ack_deadline'),
+  },
+  (t) => [
+    primaryKey({ columns: [t.seq, t.recipientId] }),
+    index('deliveries_recipient').on(t.recipientId, t.state, t.seq),
+  ],
+);
+
+/**
+ * The deduplication evidence: each sender's latest accepted message in this channel. It is deleted
+ * together with that message, and then nothing older takes its place.
+ */
+export const dedup = sqliteTable(
+  'dedup',
+  {
+    senderId: text('sender_id').primaryKey(),
+    seq: integer('seq').notNull(),
+  },
+  (t) => [index('dedup_seq').on(t.seq)],
+);
+
+/** IDs of recently purged messages (bounded), so an ACK can answer `message_purged`, not `not_found`. */
+export const purged = sqliteTable(
+  'purged',
+  {
+    messageId: text('message_id').primaryKey(),
+    seq: integer('seq').notNull(),
+    purgedAt: integer('purged_at').notNull(),
+  },
+  (t) => [index('purged_seq').on(t.seq)],
+);
+
+/**
+ * Transactional outbox towards participants' AgentDO inbox indexes: written in the same transaction
+ * as the message, deleted only once the agent's object has taken the note (retried by alarm).
+ */
+export const notifyOutbox = sqliteTable('notify_outbox', {
+  agentId: text('agent_id').primaryKey(),
+  /** The agent may have a new unread delivery here (false: only the channel list changed). */
+  pending: integer('pending', { mode: 'boolean' }).notNull(),
+  lastMessageAt: integer('last_message_at'),
+  /** Bumped on every merge, so a drain never deletes a row that changed while it was in flight. */
+  version: integer('version').notNull().default(1),
+  attempts: integer('attempts').notNull().default(0),
+  lastError: text('last_error'),
+});

@@ -1,0 +1,439 @@
+/**
+ * The channel's storage logic, over drizzle with an explicit `now`, so the Durable Object stays a
+ * thin shell and tests can drive the clock. Every check-and-write runs inside ONE synchronous
+ * transaction (drizzle's durable-sqlite transaction is `transactionSync`): no await can split a
+ * dedup comparison from its insert, a claim's selection from its lease, or an ACK's check from its
+ * write, so concurrent requests to the channel cannot interleave inside them.
+ */
+import { and, asc, desc, eq, gt, inArray, lt, lte, ne, or, type SQL, sql } from 'drizzle-orm';
+import type { DrizzleSqliteDODatabase } from 'drizzle-orm/durable-sqlite';
+import type { ClaimOrder } from '../../worker/domain/claim-plan.js';
+import { type MessageContent, sameContent } from '../../worker/domain/content.js';
+import {
+  type AckRejection,
+  acknowledged,
+  claimed,
+  type DeliveryClaimState,
+  decideAck,
+} from '../../worker/domain/deliveries.js';
+import { newMessageId } from '../../worker/domain/ids.js';
+import type { ChannelNote } from '../agent/inbox-index.js';
+import { iso } from '../shared/database.js';
+import * as schema from './schema.js';
+
+export type Db = DrizzleSqliteDODatabase<typeof schema>;
+type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
+type Q = Db | Tx;
+
+const { channel, participants, messages, deliveries, dedup, purged, notifyOutbox } = schema;
+
+/** How many purged message IDs a channel remembers for `message_purged` answers. */
+export const PURGED_IDS_KEPT = 1_000;
+
+export interface MessageView {
+  message_id: string;
+  channel_id: string;
+  sender_id: string;
+  body: string;
+  created_at: string;
+  seq: number;
+  attachment: MessageContent['attachment'];
+}
+
+export type SendOutcome =
+  | { status: 'sent'; message_id: string; seq: number; created_at: number }
+  | { status: 'duplicate'; message_id: string; seq: number };
+
+export interface InboxCounts {
+  unread: number;
+  claimable: number;
+  leased: number;
+  /** Milliseconds since the epoch, null when nothing is unread. */
+  oldest_unread_at: number | null;
+}
+
+export interface ClaimView {
+  message: MessageView;
+  claim_token: string;
+  claim_expires_at: string;
+}
+
+export type AckOutcome =
+  | { message_id: string; status: 'read' | 'already_read' }
+  | { message_id: string; status: 'rejected'; code: AckRejection | 'message_purged' | 'not_found' };
+
+export interface HistoryPage {
+  messages: MessageView[];
+  /** The seq after which (asc) or before which (desc) the next page starts; null at the end. */
+  next_seq: number | null;
+}
+
+/** Thrown when a private channel is addressed with a pair it does not belong to (an internal bug). */
+export class ChannelIdentityError extends Error {}
+
+const claimableFor = (agentId: string, now: number): SQL =>
+  and(
+    eq(deliveries.recipientId, agentId),
+    or(eq(deliveries.state, 'unread'), and(eq(deliveries.state, 'leased'), lte(deliveries.claimExpiresAt, now))),
+  ) as SQL;
+
+function claimState(row: typeof deliveries.$inferSelect): DeliveryClaimState {
+  return {
+    state: row.state,
+    claimHash: row.claimHash,
+    claimExpiresAt: row.claimExpiresAt,
+    replacedHashes: row.replacedHashes,
+    ackHash: row.ackHash,
+    ackDeadline: row.ackDeadline,
+  };
+}
+
+export class ChannelStore {
+  constructor(private readonly db: Db) {}
+
+  channelId(): string | null {
+    return this.channelRow(this.db)?.channelId ?? null;
+  }
+
+  isActive(agentId: string, q: Q = this.db): boolean {
+    const row = q
+      .select({ state: participants.state })
+      .from(participants)
+      .where(eq(participants.agentId, agentId))
+      .get();
+    return row?.state === 'active';
+  }
+
+  // Sending
+
+  /** A direct message: creates the pair's channel on first use, then inserts like any message. */
+  sendDirect(input: {
+    channelId: string;
+    senderId: string;
+    recipientId: string;
+    content: MessageContent;
+    maxMessages: number;
+    now: number;
+  }): SendOutcome {
+    return this.db.transaction((tx) => {
+      this.ensureDirect(tx, input.channelId, input.senderId, input.recipientId, input.now);
+      return this.insertMessage(tx, input.senderId, input.content, input.maxMessages, input.now);
+    });
+  }
+
+  /** A message from an active participant of an existing channel (groups use this path). */
+  send(input: { senderId: string; content: MessageContent; maxMessages: number; now: number }): SendOutcome | null {
+    return this.db.transaction((tx) => {
+      if (!this.channelRow(tx) || !this.isActive(input.senderId, tx)) return null;
+      return this.insertMessage(tx, input.senderId, input.content, input.maxMessages, input.now);
+    });
+  }
+
+  private channelRow(q: Q) {
+    return q.select().from(channel).where(eq(channel.id, 1)).get();
+  }
+
+  private ensureDirect(tx: Tx, channelId: string, a: string, b: string, now: number): void {
+    const row = this.channelRow(tx);
+    if (!row) {
+      tx.insert(channel).values({ id: 1, channelId, kind: 'private', createdAt: now }).run();
+      tx.insert(participants)
+        .values([
+          { agentId: a, state: 'active', since: now },
+          { agentId: b, state: 'active', since: now },
+        ])
+        .run();
+      return;
+    }
+    const members = tx
+      .select({ id: participants.agentId })
+      .from(participants)
+      .all()
+      .map((p) => p.id)
+      .sort();
+    if (row.channelId !== channelId || row.kind !== 'private' || members.join('\n') !== [a, b].sort().join('\n')) {
+      throw new ChannelIdentityError(`channel ${row.channelId} is not the private channel of this pair`);
+    }
+  }
+
+  /**
+   * Dedup compare and insert, in the caller's transaction. The comparison is with the sender's
+   * latest retained message in this channel only: other senders never move the pointer, a
+   * duplicate attempt does not either, and a purged pointer is gone (no fallback to older ones).
+   */
+  private insertMessage(tx: Tx, senderId: string, content: MessageContent, maxMessages: number, now: number) {
+    const row = this.channelRow(tx);
+    if (!row) throw new Error('channel not initialized');
+    const pointer = tx.select().from(dedup).where(eq(dedup.senderId, senderId)).get();
+    if (pointer) {
+      const previous = tx.select().from(messages).where(eq(messages.seq, pointer.seq)).get();
+      if (previous && sameContent(previous, content)) {
+        return { status: 'duplicate' as const, message_id: previous.messageId, seq: previous.seq };
+      }
+    }
+    const seq = row.lastSeq + 1;
+    const createdAt = Math.max(now, row.lastCreatedAt);
+    const messageId = newMessageId(row.channelId);
+    tx.insert(messages)
+      .values({ seq, messageId, senderId, body: content.body, createdAt, attachment: content.attachment })
+      .run();
+    tx.update(channel).set({ lastSeq: seq, lastCreatedAt: createdAt }).where(eq(channel.id, 1)).run();
+    // Every active participant but the sender gets a delivery: senders never get their own message.
+    tx.run(sql`insert into ${deliveries} (seq, recipient_id, state)
+      select ${seq}, agent_id, 'unread' from ${participants} where state = 'active' and agent_id != ${senderId}`);
+    tx.insert(dedup).values({ senderId, seq }).onConflictDoUpdate({ target: dedup.senderId, set: { seq } }).run();
+    // The outbox rows for the participants' inbox indexes commit with the message (see channel-do.ts).
+    tx.run(sql`insert into ${notifyOutbox} (agent_id, pending, last_message_at)
+      select agent_id, agent_id != ${senderId}, ${createdAt} from ${participants} where state = 'active'
+      on conflict (agent_id) do update set
+        pending = pending or excluded.pending,
+        last_message_at = max(coalesce(last_message_at, 0), excluded.last_message_at),
+        version = version + 1`);
+    this.enforceRetention(tx, maxMessages, now);
+    return { status: 'sent' as const, message_id: messageId, seq, created_at: createdAt };
+  }
+
+  // Retention
+
+  /**
+   * Count retention, run after every insert in the insert's transaction: the newest `maxMessages`
+   * stay, older ones go even when unread or leased. The files issue extends this one function with
+   * the per-channel file cap (more victims) and R2 deletion jobs for the victims' attachments.
+   */
+  enforceRetention(tx: Tx, maxMessages: number, now: number): void {
+    const edge = tx
+      .select({ seq: messages.seq })
+      .from(messages)
+      .orderBy(desc(messages.seq))
+      .limit(1)
+      .offset(maxMessages)
+      .get();
+    if (edge) this.purgeMessages(tx, lte(messages.seq, edge.seq), now);
+  }
+
+  /**
+   * Deletes the messages matching `which` with everything that refers to them: deliveries (and so
+   * their claims and ACK metadata) and dedup pointers, leaving only their IDs as tombstones.
+   * Subqueries, not ID lists, so any number of victims fits in one statement each.
+   */
+  purgeMessages(tx: Tx, which: SQL, now: number): void {
+    const victims = tx.select({ seq: messages.seq }).from(messages).where(which);
+    tx.delete(deliveries).where(inArray(deliveries.seq, victims)).run();
+    tx.delete(dedup).where(inArray(dedup.seq, victims)).run();
+    tx.insert(purged)
+      .select(
+        tx
+          .select({ messageId: messages.messageId, seq: messages.seq, purgedAt: sql<number>`${now}`.as('purged_at') })
+          .from(messages)
+          .where(which),
+      )
+      .onConflictDoNothing()
+      .run();
+    tx.delete(messages).where(which).run();
+    const oldestKept = tx
+      .select({ seq: purged.seq })
+      .from(purged)
+      .orderBy(desc(purged.seq))
+      .limit(1)
+      .offset(PURGED_IDS_KEPT)
+      .get();
+    if (oldestKept) tx.delete(purged).where(lte(purged.seq, oldestKept.seq)).run();
+  }
+
+  // Inbox
+
+  /** The agent's counts here, or null when it is not an active participant. */
+  counts(agentId: string, now: number): InboxCounts | null {
+    if (!this.isActive(agentId)) return null;
+    const row = this.db
+      .select({
+        unread: sql<number>`count(*)`,
+        leased: sql<number>`coalesce(sum(case when ${deliveries.state} = 'leased' and ${deliveries.claimExpiresAt} > ${now} then 1 else 0 end), 0)`,
+        oldest: sql<number | null>`min(${messages.createdAt})`,
+      })
+      .from(deliveries)
+      .innerJoin(messages, eq(messages.seq, deliveries.seq))
+      .where(and(eq(deliveries.recipientId, agentId), ne(deliveries.state, 'read')))
+      .get();
+    const unread = row?.unread ?? 0;
+    const leased = row?.leased ?? 0;
+    return { unread, claimable: unread - leased, leased, oldest_unread_at: row?.oldest ?? null };
+  }
+
+  /** The agent's best `limit` claimable deliveries (for the cross-channel merge), and its unread count. */
+  claimCandidates(
+    agentId: string,
+    limit: number,
+    order: ClaimOrder,
+    now: number,
+  ): { candidates: { seq: number; created_at: number }[]; unread: number } | null {
+    const counts = this.counts(agentId, now);
+    if (!counts) return null;
+    const candidates = this.db
+      .select({ seq: messages.seq, created_at: messages.createdAt })
+      .from(deliveries)
+      .innerJoin(messages, eq(messages.seq, deliveries.seq))
+      .where(claimableFor(agentId, now))
+      .orderBy(order === 'oldest' ? asc(deliveries.seq) : desc(deliveries.seq))
+      .limit(limit)
+      .all();
+    return { candidates, unread: counts.unread };
+  }
+
+  /**
+   * Leases up to `tokens.length` claimable deliveries of the agent in `order`, one fresh token
+   * each (only its hash is stored). Selection and lease are one transaction, so two claimers can
+   * never lease the same delivery. Null when the agent is not an active participant.
+   */
+  claim(
+    agentId: string,
+    tokens: readonly { token: string; hash: string }[],
+    order: ClaimOrder,
+    now: number,
+    claimMs: number,
+  ): ClaimView[] | null {
+    return this.db.transaction((tx) => {
+      if (!this.isActive(agentId, tx)) return null;
+      const channelId = this.channelRow(tx)?.channelId ?? '';
+      const rows = tx
+        .select({ d: deliveries, m: messages })
+        .from(deliveries)
+        .innerJoin(messages, eq(messages.seq, deliveries.seq))
+        .where(claimableFor(agentId, now))
+        .orderBy(order === 'oldest' ? asc(deliveries.seq) : desc(deliveries.seq))
+        .limit(tokens.length)
+        .all();
+      const expiresAt = now + claimMs;
+      return rows.map(({ d, m }, i) => {
+        const token = tokens[i]!;
+        const next = claimed(claimState(d), token.hash, expiresAt);
+        tx.update(deliveries)
+          .set({
+            state: next.state,
+            claimHash: next.claimHash,
+            claimExpiresAt: next.claimExpiresAt,
+            replacedHashes: [...next.replacedHashes],
+          })
+          .where(and(eq(deliveries.seq, d.seq), eq(deliveries.recipientId, agentId)))
+          .run();
+        return { message: messageView(channelId, m), claim_token: token.token, claim_expires_at: iso(expiresAt) };
+      });
+    });
+  }
+
+  /** ACKs of the agent's own deliveries, in order, in one transaction. */
+  ack(agentId: string, items: readonly { message_id: string; tokenHash: string }[], now: number): AckOutcome[] {
+    return this.db.transaction((tx) => {
+      const active = this.isActive(agentId, tx);
+      return items.map(({ message_id, tokenHash }): AckOutcome => {
+        if (!active) return { message_id, status: 'rejected', code: 'not_found' };
+        const message = tx.select({ seq: messages.seq }).from(messages).where(eq(messages.messageId, message_id)).get();
+        if (!message) {
+          const gone = tx.select().from(purged).where(eq(purged.messageId, message_id)).get();
+          return { message_id, status: 'rejected', code: gone ? 'message_purged' : 'not_found' };
+        }
+        const row = tx
+          .select()
+          .from(deliveries)
+          .where(and(eq(deliveries.seq, message.seq), eq(deliveries.recipientId, agentId)))
+          .get();
+        if (!row) return { message_id, status: 'rejected', code: 'not_found' };
+        const state = claimState(row);
+        const decision = decideAck(state, tokenHash, now);
+        if (decision.status === 'read') {
+          const next = acknowledged(state);
+          tx.update(deliveries)
+            .set({
+              state: next.state,
+              claimHash: next.claimHash,
+              claimExpiresAt: next.claimExpiresAt,
+              ackHash: next.ackHash,
+              ackDeadline: next.ackDeadline,
+            })
+            .where(and(eq(deliveries.seq, row.seq), eq(deliveries.recipientId, agentId)))
+            .run();
+        }
+        return decision.status === 'rejected'
+          ? { message_id, status: 'rejected', code: decision.code }
+          : { message_id, status: decision.status };
+      });
+    });
+  }
+
+  // History
+
+  /** A page of retained messages by seq; null when the agent is not an active participant. */
+  history(agentId: string, afterSeq: number | null, limit: number, order: 'asc' | 'desc'): HistoryPage | null {
+    if (!this.isActive(agentId)) return null;
+    const channelId = this.channelRow(this.db)?.channelId ?? '';
+    const rows = this.db
+      .select()
+      .from(messages)
+      .where(afterSeq === null ? undefined : order === 'asc' ? gt(messages.seq, afterSeq) : lt(messages.seq, afterSeq))
+      .orderBy(order === 'asc' ? asc(messages.seq) : desc(messages.seq))
+      .limit(limit + 1)
+      .all();
+    const page = rows.slice(0, limit);
+    return {
+      messages: page.map((m) => messageView(channelId, m)),
+      next_seq: rows.length > limit ? (page.at(-1)?.seq ?? null) : null,
+    };
+  }
+
+  // Outbox towards the participants' inbox indexes
+
+  hasOutbox(): boolean {
+    return this.db.select({ a: notifyOutbox.agentId }).from(notifyOutbox).limit(1).get() !== undefined;
+  }
+
+  /** The pending notes, each with the row version that a successful delivery may delete. */
+  outbox(): { agentId: string; version: number; note: ChannelNote }[] {
+    const row = this.channelRow(this.db);
+    if (!row) return [];
+    const members = this.db.select({ id: participants.agentId }).from(participants).all();
+    return this.db
+      .select()
+      .from(notifyOutbox)
+      .all()
+      .map((item) => ({
+        agentId: item.agentId,
+        version: item.version,
+        note: {
+          channel_id: row.channelId,
+          kind: row.kind,
+          peer_agent_id: row.kind === 'private' ? (members.find((m) => m.id !== item.agentId)?.id ?? null) : null,
+          group_id: row.kind === 'group' ? row.channelId : null,
+          name: row.name,
+          last_message_at: item.lastMessageAt,
+          pending: item.pending,
+        },
+      }));
+  }
+
+  outboxDelivered(agentId: string, version: number): void {
+    this.db
+      .delete(notifyOutbox)
+      .where(and(eq(notifyOutbox.agentId, agentId), eq(notifyOutbox.version, version)))
+      .run();
+  }
+
+  outboxFailed(agentId: string, error: string): void {
+    this.db
+      .update(notifyOutbox)
+      .set({ attempts: sql`${notifyOutbox.attempts} + 1`, lastError: error.slice(0, 500) })
+      .where(eq(notifyOutbox.agentId, agentId))
+      .run();
+  }
+}
+
+export function messageView(channelId: string, m: typeof messages.$inferSelect): MessageView {
+  return {
+    message_id: m.messageId,
+    channel_id: channelId,
+    sender_id: m.senderId,
+    body: m.body,
+    created_at: iso(m.createdAt),
+    seq: m.seq,
+    attachment: m.attachment ?? null,
+  };
+}

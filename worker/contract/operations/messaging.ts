@@ -1,0 +1,219 @@
+import { z } from '@hono/zod-openapi';
+import {
+  AgentId,
+  ChannelId,
+  ChannelKind,
+  Cursor,
+  GroupId,
+  ItemError,
+  Message,
+  MessageId,
+  NullableTimestamp,
+  PageLimit,
+  Timestamp,
+} from '../models.js';
+import { AGENT_ERRORS, defineOperation } from '../registry.js';
+
+const tags = ['messaging'];
+
+export const ChannelListEntry = z
+  .object({
+    channel_id: ChannelId,
+    kind: ChannelKind,
+    peer_agent_id: AgentId.optional().openapi({ description: 'Private channels: the other agent.' }),
+    group_id: GroupId.optional().openapi({ description: 'Group channels: the group (same as channel_id).' }),
+    name: z.string().optional().openapi({ description: 'Group channels: the group name.' }),
+    last_message_at: NullableTimestamp,
+  })
+  .openapi('ChannelListEntry');
+
+export const listChannels = defineOperation({
+  id: 'listChannels',
+  method: 'get',
+  path: '/channels',
+  role: 'agent',
+  summary: 'Your channels: private conversations and active groups, most recent first',
+  description:
+    'Lists the private channels you have sent or received a message in and the groups you are an active member of. ' +
+    'A private channel ID is the same for both agents of the pair.',
+  tags,
+  query: z.object({ kind: ChannelKind.optional().openapi({ description: 'Only private or only group channels.' }) }),
+  response: z.object({ channels: z.array(ChannelListEntry) }),
+  errors: AGENT_ERRORS,
+  cli: { command: 'channels' },
+  mcp: { tool: 'list_channels' },
+});
+
+export const SendDirectBody = z
+  .object({
+    to_agent_ids: z.array(z.string().min(1).max(128)).min(1).max(1000).openapi({
+      description: 'Target agent IDs (from the directory). Repeats are collapsed; each gets its own result.',
+    }),
+    body: z.string().openapi({
+      description:
+        'The message text, sent exactly as given (never trimmed or normalized). Limit: max_body_code_points Unicode code points.',
+    }),
+  })
+  .openapi('SendDirectBody');
+
+export const SendResult = z
+  .object({
+    target_agent_id: z.string(),
+    status: z.enum(['sent', 'duplicate', 'rejected']),
+    message_id: MessageId.optional().openapi({ description: 'sent: the new message; duplicate: the retained one.' }),
+    channel_id: ChannelId.optional(),
+    error: ItemError.optional().openapi({
+      description: 'rejected only: self_send_forbidden, unknown_agent, agent_disabled, or unavailable (retry).',
+    }),
+  })
+  .openapi('SendResult');
+
+export const sendDirect = defineOperation({
+  id: 'sendDirect',
+  method: 'post',
+  path: '/messages/direct',
+  role: 'agent',
+  summary: 'Send a private message to one or more agents (one independent message per target)',
+  description:
+    'Each target gets its own message in the private channel of you and that agent, with its own read state and retention. ' +
+    'The body is checked once for the whole request (invalid_unicode, empty_message, text_too_long with the limit; ' +
+    'too_many_recipients over max_recipients); then every target gets its own result: sent, duplicate (same content as ' +
+    'your latest retained message in that channel: nothing new is stored, the retained message_id is returned), or ' +
+    'rejected (self_send_forbidden, unknown_agent, agent_disabled). One rejected target never blocks the others. ' +
+    'Duplicate suppression is content comparison with no time window, not exactly-once delivery.',
+  tags,
+  body: SendDirectBody,
+  upload: true,
+  response: z.object({ request_id: z.string(), results: z.array(SendResult) }),
+  errors: [...AGENT_ERRORS, 'text_too_long', 'empty_message', 'too_many_recipients', 'file_too_large'],
+  cli: { command: 'send', positionals: ['body'], stdinField: 'body', optionNames: { to_agent_ids: 'to' } },
+  mcp: { tool: 'send_message' },
+});
+
+const InboxFilter = {
+  kind: ChannelKind.optional().openapi({ description: 'Only private or only group channels.' }),
+  channel_id: ChannelId.optional().openapi({ description: 'Only this channel.' }),
+};
+
+const Counts = {
+  unread: z.number().int().nonnegative().openapi({ description: 'Not yet read, leased ones included.' }),
+  claimable: z.number().int().nonnegative().openapi({ description: 'Unread and not under an unexpired claim.' }),
+  leased: z.number().int().nonnegative().openapi({ description: 'Under an unexpired claim.' }),
+};
+
+export const InboxChannel = z
+  .object({ channel_id: ChannelId, kind: ChannelKind, ...Counts, oldest_unread_at: NullableTimestamp })
+  .openapi('InboxChannel');
+
+export const getInbox = defineOperation({
+  id: 'getInbox',
+  method: 'get',
+  path: '/inbox',
+  role: 'agent',
+  summary: 'Check the inbox: unread, claimable and leased counts per channel (changes nothing)',
+  description:
+    'Covers private channels and every group you are an active member of. It reserves nothing and never marks ' +
+    'anything read; claim to get message content. Returns at once, also when empty. Unread state is shared by all ' +
+    'sessions of your agent account.',
+  tags,
+  query: z.object(InboxFilter),
+  response: z.object({ ...Counts, channels: z.array(InboxChannel) }),
+  errors: [...AGENT_ERRORS, 'not_found'],
+  cli: { command: 'inbox' },
+  mcp: { tool: 'check_inbox' },
+});
+
+export const Claim = z
+  .object({
+    message: Message,
+    claim_token: z.string().openapi({ description: 'Opaque; ACK with it before claim_expires_at.' }),
+    claim_expires_at: Timestamp,
+  })
+  .openapi('Claim');
+
+export const claimMessages = defineOperation({
+  id: 'claimMessages',
+  method: 'post',
+  path: '/inbox/claim',
+  role: 'agent',
+  summary: 'Claim unread messages: returns their content with a claim token each',
+  description:
+    'Atomically leases up to `limit` claimable messages (oldest first by default) for claim_seconds. While a claim ' +
+    'is valid no other session of your account can claim that message; if it expires without an ACK the message ' +
+    'becomes claimable again and the old token stops working. Returns at once, with an empty list when nothing is ' +
+    'claimable. `limit` is capped by max_claim_batch.',
+  tags,
+  body: z
+    .object({
+      limit: z
+        .number()
+        .int()
+        .min(1)
+        .max(1000)
+        .optional()
+        .openapi({ description: 'Default 1; capped by max_claim_batch.' }),
+      order: z.enum(['oldest', 'newest']).optional().openapi({ description: 'Default oldest.' }),
+      ...InboxFilter,
+    })
+    .openapi('ClaimRequest'),
+  response: z.object({ claims: z.array(Claim) }),
+  errors: [...AGENT_ERRORS, 'not_found'],
+  cli: { command: 'claim' },
+  mcp: { tool: 'claim_messages' },
+});
+
+export const AckItem = z
+  .object({ message_id: z.string().min(1).max(128), claim_token: z.string().min(1).max(256) })
+  .openapi('AckItem');
+
+export const AckResult = z
+  .object({
+    message_id: z.string(),
+    status: z.enum(['read', 'already_read', 'rejected']),
+    error: ItemError.optional().openapi({
+      description:
+        'rejected only: claim_expired, claim_replaced (claimed again since), invalid_claim_token, message_purged ' +
+        '(deleted by retention), not_found.',
+    }),
+  })
+  .openapi('AckResult');
+
+export const ackMessages = defineOperation({
+  id: 'ackMessages',
+  method: 'post',
+  path: '/inbox/ack',
+  role: 'agent',
+  summary: 'ACK claimed messages as read (batch, one result per item)',
+  description:
+    'Each item needs the current claim token of an unexpired claim. ACK means read, not done; it does not require ' +
+    'downloading the file and does not extend retention. Retrying an accepted ACK with the same token before its ' +
+    'expiry answers already_read; afterwards it is rejected (the message stays read). At most max_claim_batch items.',
+  tags,
+  body: z.object({ acks: z.array(AckItem).min(1).max(1000) }).openapi('AckRequest'),
+  response: z.object({ results: z.array(AckResult) }),
+  errors: AGENT_ERRORS,
+  cli: { command: 'ack', positionals: ['acks'] },
+  mcp: { tool: 'ack_messages' },
+});
+
+export const listMessages = defineOperation({
+  id: 'listMessages',
+  method: 'get',
+  path: '/channels/{channel_id}/messages',
+  role: 'agent',
+  summary: 'Channel history: retained messages in seq order (no claim, no read-state change)',
+  description:
+    'Pages through the retained messages of a channel you are in, oldest first by default. Deleted messages leave ' +
+    'gaps in seq. Reading history never claims or ACKs anything.',
+  tags,
+  params: z.object({ channel_id: ChannelId }),
+  query: z.object({
+    cursor: Cursor,
+    limit: PageLimit,
+    order: z.enum(['asc', 'desc']).optional().openapi({ description: 'asc (oldest first, default) or desc.' }),
+  }),
+  response: z.object({ messages: z.array(Message), next_cursor: z.string().nullable() }),
+  errors: [...AGENT_ERRORS, 'not_found'],
+  cli: { command: 'history', positionals: ['channel_id'] },
+  mcp: { tool: 'read_history' },
+});

@@ -1,0 +1,31 @@
+import { ApiError } from '../../contract/errors.js';
+import type { listChannels, listMessages } from '../../contract/operations/messaging.js';
+import { decodeCursor, encodeCursor, pageSize } from '../../lib/cursor.js';
+import { currentSettings } from '../../lib/settings-cache.js';
+import type { Handler } from '../types.js';
+import { agentIndex, ChannelCalls } from './stubs.js';
+
+/** GET /channels: straight from the agent's inbox index, no channel is asked. */
+export const listChannelsHandler: Handler<typeof listChannels> = async ({ env, input, agent }) => ({
+  channels: await agentIndex(env, agent.agent_id).listChannels(input.query.kind),
+});
+
+/** GET /channels/{id}/messages: a keyset page over seq; the channel checks participation. */
+export const listMessagesHandler: Handler<typeof listMessages> = async ({ env, input, agent, c }) => {
+  const { limits } = await currentSettings(env);
+  const order = input.query.order ?? 'asc';
+  const position = decodeCursor(input.query.cursor);
+  const afterSeq = position ? position[0] : null;
+  if (position && (position.length !== 1 || typeof afterSeq !== 'number' || !Number.isSafeInteger(afterSeq))) {
+    throw new ApiError('validation_failed', 'The cursor is not one this server issued.', { field: 'cursor' });
+  }
+  const calls = new ChannelCalls(env);
+  const page = await calls
+    .channel(input.params.channel_id)
+    .history(agent.agent_id, afterSeq as number | null, pageSize(input.query.limit, limits.max_page_size), order);
+  calls.report(c);
+  return {
+    messages: page.messages,
+    next_cursor: page.next_seq === null ? null : encodeCursor([page.next_seq]),
+  };
+};

@@ -1,0 +1,137 @@
+/**
+ * GET /inbox and POST /inbox/claim over the agent's inbox index. Only channels the index marks as
+ * pending are asked (in parallel); a channel that turns out to have nothing unread for the agent
+ * has its hint cleared by compare-and-delete on the generation read, so a message that arrived
+ * meanwhile keeps it. With a channel_id filter the channel is asked directly: no hint needed.
+ */
+import { ApiError } from '../../contract/errors.js';
+import type { claimMessages, getInbox } from '../../contract/operations/messaging.js';
+import { type ClaimCandidate, compareCandidates, planClaims } from '../../domain/claim-plan.js';
+import { type ChannelKind, channelKindOf } from '../../domain/ids.js';
+import type { Env } from '../../env.js';
+import { currentSettings } from '../../lib/settings-cache.js';
+import type { Handler } from '../types.js';
+import { agentIndex, ChannelCalls } from './stubs.js';
+
+interface Candidate {
+  channel_id: string;
+  kind: ChannelKind;
+  /** The hint's generation, or null when the channel was named by the caller (no hint involved). */
+  gen: number | null;
+}
+
+async function candidateChannels(
+  env: Env,
+  agentId: string,
+  filter: { kind?: ChannelKind; channel_id?: string },
+): Promise<Candidate[]> {
+  if (filter.channel_id) {
+    const kind = channelKindOf(filter.channel_id);
+    if (!kind || (filter.kind && kind !== filter.kind)) return [];
+    return [{ channel_id: filter.channel_id, kind, gen: null }];
+  }
+  return agentIndex(env, agentId).pendingChannels(filter.kind);
+}
+
+function notFound(channelId: string): ApiError {
+  return new ApiError('not_found', 'No such channel.', { field: 'channel_id', target: channelId });
+}
+
+/** Clears hints of channels found without unread deliveries (compare-and-delete on `gen`). */
+async function clearStale(env: Env, agentId: string, stale: Candidate[]): Promise<void> {
+  const entries = stale.flatMap((c) => (c.gen === null ? [] : [{ channel_id: c.channel_id, gen: c.gen }]));
+  if (entries.length > 0) await agentIndex(env, agentId).clearPending(entries);
+}
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+export const getInboxHandler: Handler<typeof getInbox> = async ({ env, input, agent, c }) => {
+  const candidates = await candidateChannels(env, agent.agent_id, input.query);
+  const calls = new ChannelCalls(env);
+  const answers = await Promise.all(
+    candidates.map(async (candidate) => ({
+      candidate,
+      counts: await calls.channel(candidate.channel_id).counts(agent.agent_id),
+    })),
+  );
+  calls.report(c);
+  if (input.query.channel_id && answers.length === 1 && !answers[0]!.counts) throw notFound(input.query.channel_id);
+  await clearStale(
+    env,
+    agent.agent_id,
+    answers.filter((a) => !a.counts || a.counts.unread === 0).map((a) => a.candidate),
+  );
+
+  const channels = answers
+    .flatMap(({ candidate, counts }) =>
+      counts && counts.unread > 0
+        ? [
+            {
+              channel_id: candidate.channel_id,
+              kind: candidate.kind,
+              unread: counts.unread,
+              claimable: counts.claimable,
+              leased: counts.leased,
+              oldest_unread_at: iso(counts.oldest_unread_at),
+            },
+          ]
+        : [],
+    )
+    .sort(
+      (a, b) =>
+        (a.oldest_unread_at ?? '').localeCompare(b.oldest_unread_at ?? '') || a.channel_id.localeCompare(b.channel_id),
+    );
+  const sum = (key: 'unread' | 'claimable' | 'leased') => channels.reduce((n, ch) => n + ch[key], 0);
+  return { unread: sum('unread'), claimable: sum('claimable'), leased: sum('leased'), channels };
+};
+
+export const claimMessagesHandler: Handler<typeof claimMessages> = async ({ env, input, agent, c }) => {
+  const { limits } = await currentSettings(env);
+  const limit = Math.min(input.body.limit ?? 1, limits.max_claim_batch);
+  const order = input.body.order ?? 'oldest';
+  const candidates = await candidateChannels(env, agent.agent_id, input.body);
+  const calls = new ChannelCalls(env);
+
+  // One candidate needs no merge: claim straight away (one channel call).
+  let plan = new Map<string, number>();
+  if (candidates.length === 1) {
+    plan.set(candidates[0]!.channel_id, limit);
+  } else if (candidates.length > 1) {
+    const peeks = await Promise.all(
+      candidates.map(async (candidate) => ({
+        candidate,
+        peek: await calls.channel(candidate.channel_id).claimCandidates(agent.agent_id, limit, order),
+      })),
+    );
+    await clearStale(
+      env,
+      agent.agent_id,
+      peeks.filter((p) => !p.peek || p.peek.unread === 0).map((p) => p.candidate),
+    );
+    const pool: ClaimCandidate[] = peeks.flatMap(({ candidate, peek }) =>
+      (peek?.candidates ?? []).map((x) => ({ channel_id: candidate.channel_id, ...x })),
+    );
+    plan = planClaims(pool, limit, order);
+  }
+
+  const claimed = await Promise.all(
+    [...plan].map(async ([channelId, count]) => ({
+      channelId,
+      claims: await calls.channel(channelId).claim(agent.agent_id, count, order, limits.claim_seconds),
+    })),
+  );
+  calls.report(c);
+  const only = candidates.length === 1 ? candidates[0]! : null;
+  if (only && !claimed[0]?.claims) {
+    if (only.gen === null) throw notFound(only.channel_id);
+    await clearStale(env, agent.agent_id, [only]);
+  }
+  const claims = claimed.flatMap((x) => x.claims ?? []);
+  const key = (claim: (typeof claims)[number]): ClaimCandidate => ({
+    channel_id: claim.message.channel_id,
+    seq: claim.message.seq,
+    created_at: Date.parse(claim.message.created_at),
+  });
+  claims.sort((a, b) => compareCandidates(key(a), key(b), order));
+  return { claims };
+};
