@@ -1,5 +1,5 @@
 import { DurableObject } from 'cloudflare:workers';
-import { and, asc, eq, gt, lt, or, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, inArray, lt, or, sql } from 'drizzle-orm';
 import migrations from '../../migrations/registry/migrations.js';
 import { ApiError } from '../../worker/contract/errors.js';
 import type { Limits } from '../../worker/contract/models.js';
@@ -272,9 +272,13 @@ export class RegistryDO extends DurableObject<Env> {
 
   /** Many agents at once (send targets, group invitees): one call, whatever the fan-out. */
   async getAgents(agentIds: string[]): Promise<AgentView[]> {
-    if (agentIds.length === 0) return [];
-    const rows = this.db.select().from(schema.agents).where(sql`${schema.agents.agentId} in ${agentIds}`).all();
-    return rows.map(agentView);
+    const views: AgentView[] = [];
+    // Durable Object SQLite binds at most 100 parameters per statement.
+    for (let at = 0; at < agentIds.length; at += 90) {
+      const slice = agentIds.slice(at, at + 90);
+      views.push(...this.db.select().from(schema.agents).where(inArray(schema.agents.agentId, slice)).all().map(agentView));
+    }
+    return views;
   }
 
   async createAgent(input: {

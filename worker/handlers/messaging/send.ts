@@ -10,9 +10,6 @@ import { readSendRequest } from './upload.js';
 
 type Result = z.infer<typeof SendResult>;
 
-/** Durable Object SQLite binds at most 100 parameters per statement: look agents up in slices. */
-const LOOKUP_SLICE = 90;
-
 const REJECTION_TEXT: Partial<Record<ErrorCode, string>> = {
   self_send_forbidden: 'An agent cannot send a message to itself.',
   unknown_agent: 'No agent has this ID.',
@@ -42,9 +39,7 @@ export const sendDirectHandler: Handler<typeof sendDirect> = async ({ env, input
   }
 
   const others = targets.filter((t) => t !== agent.agent_id);
-  const slices: string[][] = [];
-  for (let i = 0; i < others.length; i += LOOKUP_SLICE) slices.push(others.slice(i, i + LOOKUP_SLICE));
-  const found = (await Promise.all(slices.map((ids) => registry(env).getAgents(ids)))).flat();
+  const found = await registry(env).getAgents(others);
   const agents = new Map(found.map((a) => [a.agent_id, a]));
 
   const calls = new ChannelCalls(env);
