@@ -1,5 +1,6 @@
 import { DurableObject } from 'cloudflare:workers';
-import { and, asc, eq, gt, inArray, lt, or, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, inArray, lt, or, type SQL, sql } from 'drizzle-orm';
+import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import migrations from '../../migrations/registry/migrations.js';
 import { ApiError } from '../../worker/contract/errors.js';
 import type { Limits } from '../../worker/contract/models.js';
@@ -79,6 +80,20 @@ function agentView(row: typeof schema.agents.$inferSelect): AgentView {
   };
 }
 
+/** Keyset paging by (name, id): the rows after the cursor's position, in that order. */
+function afterNameId(name: SQLiteColumn, id: SQLiteColumn, cursor: string | undefined): SQL | undefined {
+  const after = decodeCursor(cursor);
+  if (!after) return undefined;
+  return or(gt(name, String(after[0])), and(eq(name, String(after[0])), gt(id, String(after[1]))));
+}
+
+/** Cuts a `limit + 1` query result into a page and the cursor of the next one. */
+function pageOf<R>(rows: R[], limit: number, position: (row: R) => [string, string]) {
+  const page = rows.slice(0, limit);
+  const last = page.at(-1);
+  return { page, next_cursor: rows.length > limit && last ? encodeCursor(position(last)) : null };
+}
+
 /**
  * A host's addresses in canonical form, duplicates collapsed. The API validates them already
  * (models.IpAddress); this guards the invariant for every other caller.
@@ -136,27 +151,15 @@ export class RegistryDO extends DurableObject<Env> {
     cursor: string | undefined,
     limit: number,
   ): Promise<{ hosts: HostView[]; next_cursor: string | null }> {
-    const after = decodeCursor(cursor);
     const rows = this.db
       .select()
       .from(schema.hosts)
-      .where(
-        after
-          ? or(
-              gt(schema.hosts.name, String(after[0])),
-              and(eq(schema.hosts.name, String(after[0])), gt(schema.hosts.hostId, String(after[1]))),
-            )
-          : undefined,
-      )
+      .where(afterNameId(schema.hosts.name, schema.hosts.hostId, cursor))
       .orderBy(asc(schema.hosts.name), asc(schema.hosts.hostId))
       .limit(limit + 1)
       .all();
-    const page = rows.slice(0, limit);
-    const last = page.at(-1);
-    return {
-      hosts: page.map(hostView),
-      next_cursor: rows.length > limit && last ? encodeCursor([last.name, last.hostId]) : null,
-    };
+    const { page, next_cursor } = pageOf(rows, limit, (row) => [row.name, row.hostId]);
+    return { hosts: page.map(hostView), next_cursor };
   }
 
   async getHost(hostId: string): Promise<HostView> {
@@ -239,30 +242,20 @@ export class RegistryDO extends DurableObject<Env> {
     cursor: string | undefined,
     limit: number,
   ): Promise<{ agents: AgentView[]; next_cursor: string | null }> {
-    const after = decodeCursor(cursor);
     const rows = this.db
       .select()
       .from(schema.agents)
       .where(
         and(
           filter.host_id ? eq(schema.agents.hostId, filter.host_id) : undefined,
-          after
-            ? or(
-                gt(schema.agents.name, String(after[0])),
-                and(eq(schema.agents.name, String(after[0])), gt(schema.agents.agentId, String(after[1]))),
-              )
-            : undefined,
+          afterNameId(schema.agents.name, schema.agents.agentId, cursor),
         ),
       )
       .orderBy(asc(schema.agents.name), asc(schema.agents.agentId))
       .limit(limit + 1)
       .all();
-    const page = rows.slice(0, limit);
-    const last = page.at(-1);
-    return {
-      agents: page.map(agentView),
-      next_cursor: rows.length > limit && last ? encodeCursor([last.name, last.agentId]) : null,
-    };
+    const { page, next_cursor } = pageOf(rows, limit, (row) => [row.name, row.agentId]);
+    return { agents: page.map(agentView), next_cursor };
   }
 
   async getAgent(agentId: string): Promise<AgentView | null> {
@@ -276,7 +269,9 @@ export class RegistryDO extends DurableObject<Env> {
     // Durable Object SQLite binds at most 100 parameters per statement.
     for (let at = 0; at < agentIds.length; at += 90) {
       const slice = agentIds.slice(at, at + 90);
-      views.push(...this.db.select().from(schema.agents).where(inArray(schema.agents.agentId, slice)).all().map(agentView));
+      views.push(
+        ...this.db.select().from(schema.agents).where(inArray(schema.agents.agentId, slice)).all().map(agentView),
+      );
     }
     return views;
   }
@@ -381,7 +376,6 @@ export class RegistryDO extends DurableObject<Env> {
     cursor: string | undefined,
     limit: number,
   ): Promise<{ agents: DirectoryEntryView[]; next_cursor: string | null }> {
-    const after = decodeCursor(cursor);
     const pattern = filter.name ? `%${filter.name.replace(/[\\%_]/g, (m) => `\\${m}`)}%` : null;
     const rows = this.db
       .select({ agent: schema.agents, host: schema.hosts })
@@ -397,19 +391,13 @@ export class RegistryDO extends DurableObject<Env> {
                 sql`${schema.agents.displayName} like ${pattern} escape '\\'`,
               )
             : undefined,
-          after
-            ? or(
-                gt(schema.agents.name, String(after[0])),
-                and(eq(schema.agents.name, String(after[0])), gt(schema.agents.agentId, String(after[1]))),
-              )
-            : undefined,
+          afterNameId(schema.agents.name, schema.agents.agentId, cursor),
         ),
       )
       .orderBy(asc(schema.agents.name), asc(schema.agents.agentId))
       .limit(limit + 1)
       .all();
-    const page = rows.slice(0, limit);
-    const last = page.at(-1);
+    const { page, next_cursor } = pageOf(rows, limit, (row) => [row.agent.name, row.agent.agentId]);
     return {
       agents: page.map(({ agent, host }) => ({
         agent_id: agent.agentId,
@@ -418,7 +406,7 @@ export class RegistryDO extends DurableObject<Env> {
         last_access_at: agent.lastAccessAt,
         host: { host_id: host.hostId, name: host.name, os: host.os },
       })),
-      next_cursor: rows.length > limit && last ? encodeCursor([last.agent.name, last.agent.agentId]) : null,
+      next_cursor,
     };
   }
 
