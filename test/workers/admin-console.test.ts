@@ -33,6 +33,11 @@ describe('GET /admin/overview', () => {
     expect(res.body.counts.hosts).toBe(before.body.counts.hosts + 2);
     expect(res.body.counts.agents).toBe(before.body.counts.agents + 2);
     expect(res.body.counts.enabled_agents).toBe(before.body.counts.enabled_agents + 1);
+    const cleanup = await call('GET', '/admin/cleanup', { cookie });
+    expect(res.body.counts).toMatchObject({
+      cleanup_pending: cleanup.body.pending_jobs,
+      cleanup_failed: cleanup.body.failed_jobs,
+    });
     for (const name of ['cpu', 'memory', 'disk', 'gpu']) {
       expect(res.body.resources[name]).toEqual({ available: false, reason: CLOUDFLARE_REASON });
     }

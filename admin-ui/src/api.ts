@@ -1,0 +1,158 @@
+/**
+ * The console's API client. Wire types come from the operation registry (type-only imports, so
+ * no zod reaches the bundle), and every route the console calls is listed in `ROUTES`, checked by
+ * the type checker against the registry's own method and path: a renamed route fails the build.
+ */
+import type { z } from '@hono/zod-openapi';
+import type { ErrorCode, OperationId, Operations } from '../../worker/contract/index.js';
+
+type Part<K extends OperationId, P extends string> = Operations[K] extends {
+  readonly [Q in P]: infer S extends z.ZodType;
+}
+  ? S
+  : never;
+export type ResponseOf<K extends OperationId> = z.output<Part<K, 'response'>>;
+export type BodyOf<K extends OperationId> = z.input<Part<K, 'body'>>;
+export type QueryOf<K extends OperationId> = z.input<Part<K, 'query'>>;
+export type ParamsOf<K extends OperationId> = z.input<Part<K, 'params'>>;
+
+type Route<K extends OperationId> = readonly [Operations[K]['method'], Operations[K]['path']];
+
+const ROUTES = {
+  adminLogin: ['post', '/admin/login'],
+  adminLogout: ['post', '/admin/logout'],
+  adminSession: ['get', '/admin/session'],
+  adminSetupStatus: ['get', '/admin/setup'],
+  adminSetup: ['post', '/admin/setup'],
+  getOverview: ['get', '/admin/overview'],
+  listHosts: ['get', '/admin/hosts'],
+  createHost: ['post', '/admin/hosts'],
+  updateHost: ['patch', '/admin/hosts/{host_id}'],
+  deleteHost: ['delete', '/admin/hosts/{host_id}'],
+  listAgents: ['get', '/admin/agents'],
+  createAgent: ['post', '/admin/agents'],
+  updateAgent: ['patch', '/admin/agents/{agent_id}'],
+  regenerateAgentKey: ['post', '/admin/agents/{agent_id}/key'],
+  revokeAgentKey: ['delete', '/admin/agents/{agent_id}/key'],
+  getSettings: ['get', '/admin/settings'],
+  updateSettings: ['patch', '/admin/settings'],
+  getCleanup: ['get', '/admin/cleanup'],
+  adminListGroups: ['get', '/admin/groups'],
+  reassignGroupOwner: ['post', '/admin/groups/{group_id}/owner'],
+  dissolveGroup: ['delete', '/admin/groups/{group_id}'],
+} as const satisfies { [K in OperationId]?: Route<K> };
+
+export type ConsoleOperation = keyof typeof ROUTES;
+
+export const API_BASE = '/api/v1';
+
+/** A refusal from the API, carrying its structured error (api-v1.md). */
+export class ApiFailure extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: ErrorCode | 'network_error',
+    readonly detail: string,
+    readonly field?: string,
+    readonly retryAfterMs?: number,
+  ) {
+    super(`${status} ${code}: ${detail}`);
+  }
+}
+
+/** Raised when a call answers 401: the session is over, the shell shows the sign-in form. */
+export const SESSION_ENDED_EVENT = 'sb-session-ended';
+
+type CallOptions<K extends OperationId> = {
+  params?: ParamsOf<K>;
+  query?: QueryOf<K>;
+  body?: BodyOf<K>;
+};
+
+export function buildPath(template: string, params: Record<string, string> | undefined): string {
+  return template.replace(/\{(\w+)\}/g, (_, name: string) => {
+    const value = params?.[name];
+    if (value === undefined) throw new Error(`missing path parameter ${name}`);
+    return encodeURIComponent(value);
+  });
+}
+
+export function buildQuery(query: Record<string, unknown> | undefined): string {
+  const search = new URLSearchParams();
+  for (const [key, value] of Object.entries(query ?? {})) {
+    if (value === undefined || value === null || value === '') continue;
+    search.set(key, String(value));
+  }
+  const text = search.toString();
+  return text ? `?${text}` : '';
+}
+
+export async function call<K extends ConsoleOperation>(id: K, options: CallOptions<K> = {}): Promise<ResponseOf<K>> {
+  const [method, template] = ROUTES[id];
+  const url =
+    API_BASE +
+    buildPath(template, options.params as Record<string, string> | undefined) +
+    buildQuery(options.query as Record<string, unknown> | undefined);
+  const init: RequestInit = { method: method.toUpperCase(), credentials: 'same-origin', headers: {} };
+  if (options.body !== undefined) {
+    init.body = JSON.stringify(options.body);
+    init.headers = { 'content-type': 'application/json' };
+  }
+  let response: Response;
+  try {
+    response = await fetch(url, init);
+  } catch (error) {
+    throw new ApiFailure(0, 'network_error', error instanceof Error ? error.message : String(error));
+  }
+  const text = await response.text();
+  let json: unknown = null;
+  try {
+    json = text ? JSON.parse(text) : null;
+  } catch {
+    // An answer that is not JSON (a proxy's error page) is reported by status below.
+  }
+  if (!response.ok) {
+    const error = (json as { error?: { code?: ErrorCode; message?: string; field?: string; retry_after_ms?: number } })
+      ?.error;
+    if (response.status === 401 && id !== 'adminLogin' && id !== 'adminSetup') {
+      window.dispatchEvent(new CustomEvent(SESSION_ENDED_EVENT));
+    }
+    throw new ApiFailure(
+      response.status,
+      error?.code ?? 'internal_error',
+      error?.message ?? `HTTP ${response.status}`,
+      error?.field,
+      error?.retry_after_ms,
+    );
+  }
+  return json as ResponseOf<K>;
+}
+
+export type Host = ResponseOf<'listHosts'>['hosts'][number];
+export type Agent = ResponseOf<'listAgents'>['agents'][number];
+export type AdminGroup = ResponseOf<'adminListGroups'>['groups'][number];
+
+/** Pages through a whole admin list (hosts and agents are few enough for the console to hold). */
+async function collect<T>(page: (cursor: string | undefined) => Promise<{ items: T[]; next: string | null }>) {
+  const all: T[] = [];
+  let cursor: string | undefined;
+  do {
+    const { items, next } = await page(cursor);
+    all.push(...items);
+    cursor = next ?? undefined;
+  } while (cursor);
+  return all;
+}
+
+export function listAllHosts(): Promise<Host[]> {
+  return collect(async (cursor) => {
+    const r = await call('listHosts', { query: { cursor } });
+    return { items: r.hosts, next: r.next_cursor };
+  });
+}
+
+export function listAllAgents(): Promise<Agent[]> {
+  return collect(async (cursor) => {
+    const r = await call('listAgents', { query: { cursor } });
+    return { items: r.agents, next: r.next_cursor };
+  });
+}

@@ -1,0 +1,218 @@
+import { localized, msg, str } from '@lit/localize';
+import { css, html, LitElement } from 'lit';
+import { customElement, query, state } from 'lit/decorators.js';
+import { type AdminGroup, type Agent, call, listAllAgents } from '../api.js';
+import { failureText } from '../failure-text.js';
+import { icons } from '../icons.js';
+import { agentLabel } from '../lib/channel-filters.js';
+import { formatTime } from '../lib/format.js';
+import { currentLocale } from '../localization.js';
+import { shared } from '../styles/shared.js';
+import type { SbConfirm } from './sb-confirm.js';
+import type { SbOwnerDialog } from './sb-owner-dialog.js';
+import './sb-confirm.js';
+import './sb-owner-dialog.js';
+
+/** Groups: owner, members and pending invitations; reassign the owner or dissolve (REQ-18..23). */
+@localized()
+@customElement('sb-groups')
+export class SbGroups extends LitElement {
+  static override styles = [
+    shared,
+    css`
+      .filters {
+        display: flex;
+        flex-wrap: wrap;
+        gap: 0.75rem;
+        align-items: end;
+        margin-bottom: 1rem;
+      }
+      .filters select {
+        width: auto;
+        min-width: 12rem;
+      }
+      ul.people {
+        margin: 0;
+        padding: 0;
+        list-style: none;
+      }
+      ul.people li {
+        white-space: nowrap;
+      }
+      .group-name {
+        display: inline-flex;
+        align-items: center;
+        gap: 0.4rem;
+      }
+    `,
+  ];
+
+  @state() private groups: AdminGroup[] = [];
+  @state() private agents: Agent[] = [];
+  @state() private owner = '';
+  @state() private participant = '';
+  @state() private next: string | null = null;
+  @state() private loaded = false;
+  @state() private error = '';
+  @state() private notice = '';
+  @query('sb-owner-dialog') private ownerDialog!: SbOwnerDialog;
+  @query('sb-confirm') private confirm!: SbConfirm;
+
+  override connectedCallback(): void {
+    super.connectedCallback();
+    void listAllAgents()
+      .then((agents) => {
+        this.agents = agents;
+      })
+      .catch((error: unknown) => {
+        this.error = failureText(error);
+      });
+    void this.load();
+  }
+
+  private get agentMap() {
+    return new Map(this.agents.map((a) => [a.agent_id, a]));
+  }
+
+  private async load(more = false): Promise<void> {
+    try {
+      const page = await call('adminListGroups', {
+        query: {
+          owner: this.owner || undefined,
+          participant: this.participant || undefined,
+          cursor: more ? (this.next ?? undefined) : undefined,
+        },
+      });
+      this.groups = more ? [...this.groups, ...page.groups] : page.groups;
+      this.next = page.next_cursor;
+      this.error = '';
+    } catch (error) {
+      this.error = failureText(error);
+    } finally {
+      this.loaded = true;
+    }
+  }
+
+  private filterBy(which: 'owner' | 'participant') {
+    return (event: Event) => {
+      this[which] = (event.target as HTMLSelectElement).value;
+      void this.load();
+    };
+  }
+
+  private async ownerChanged(): Promise<void> {
+    this.notice = msg('Owner changed.');
+    await this.load();
+  }
+
+  private async dissolve(group: AdminGroup): Promise<void> {
+    const ok = await this.confirm.ask({
+      heading: msg('Dissolve group'),
+      text: msg(str`Dissolve ${group.name}? Its messages and files are deleted for good and it leaves every inbox.`),
+      confirmLabel: msg('Dissolve'),
+      danger: true,
+    });
+    if (!ok) return;
+    try {
+      await call('dissolveGroup', { params: { group_id: group.group_id } });
+      this.notice = msg(str`Dissolved ${group.name}.`);
+      this.error = '';
+      await this.load();
+    } catch (error) {
+      this.notice = '';
+      this.error = failureText(error);
+    }
+  }
+
+  private agentOptions(selected: string) {
+    return this.agents.map(
+      (a) =>
+        html`<option value=${a.agent_id} .selected=${selected === a.agent_id}>${agentLabel(a.agent_id, this.agentMap)}</option>`,
+    );
+  }
+
+  private row(group: AdminGroup) {
+    const agents = this.agentMap;
+    const active = group.members.filter((m) => m.state === 'active');
+    const pending = group.members.filter((m) => m.state === 'pending');
+    return html`<tr data-group-id=${group.group_id}>
+      <td data-label=${msg('Name')}><span class="group-name">${icons.group}<strong>${group.name}</strong></span></td>
+      <td data-label=${msg('Owner')}>${agentLabel(group.owner_id, agents)}</td>
+      <td data-label=${msg(str`Members (${group.member_count})`)}>
+        <ul class="people">
+          ${active.map((m) => html`<li>${agentLabel(m.agent_id, agents)}</li>`)}
+        </ul>
+      </td>
+      <td data-label=${msg(str`Pending invitations (${group.pending_count})`)}>
+        ${
+          pending.length === 0
+            ? html`<span class="muted">${msg('None')}</span>`
+            : html`<ul class="people">
+                ${pending.map((m) => html`<li>${agentLabel(m.agent_id, agents)}</li>`)}
+              </ul>`
+        }
+      </td>
+      <td data-label=${msg('Created')}>${formatTime(group.created_at, currentLocale())}</td>
+      <td>
+        <div class="actions">
+          <button type="button" @click=${() => this.ownerDialog.open(group)} aria-label=${msg(str`Change the owner of ${group.name}`)}>
+            ${msg('Change owner')}
+          </button>
+          <button type="button" class="danger" @click=${() => this.dissolve(group)} aria-label=${msg(str`Dissolve ${group.name}`)}>
+            ${msg('Dissolve')}
+          </button>
+        </div>
+      </td>
+    </tr>`;
+  }
+
+  override render() {
+    return html`<h1>${msg('Groups')}</h1>
+      <div class="filters" role="search" aria-label=${msg('Filter groups')}>
+        <div>
+          <label for="owner-filter">${msg('Owner')}</label>
+          <select id="owner-filter" @change=${this.filterBy('owner')}>
+            <option value="">${msg('Any owner')}</option>
+            ${this.agentOptions(this.owner)}
+          </select>
+        </div>
+        <div>
+          <label for="participant-filter">${msg('Member or invitee')}</label>
+          <select id="participant-filter" @change=${this.filterBy('participant')}>
+            <option value="">${msg('Anyone')}</option>
+            ${this.agentOptions(this.participant)}
+          </select>
+        </div>
+      </div>
+      <div role="status" aria-live="polite">${this.notice ? html`<p class="notice ok">${this.notice}</p>` : ''}</div>
+      ${this.error ? html`<p class="notice error" role="alert">${this.error}</p>` : ''}
+      ${
+        this.loaded && this.groups.length === 0
+          ? html`<p class="muted">${msg('No groups to show.')}</p>`
+          : html`<table class="stack">
+              <thead>
+                <tr>
+                  <th scope="col">${msg('Name')}</th>
+                  <th scope="col">${msg('Owner')}</th>
+                  <th scope="col">${msg('Members')}</th>
+                  <th scope="col">${msg('Pending invitations')}</th>
+                  <th scope="col">${msg('Created')}</th>
+                  <th scope="col"><span class="visually-hidden">${msg('Actions')}</span></th>
+                </tr>
+              </thead>
+              <tbody>
+                ${this.groups.map((g) => this.row(g))}
+              </tbody>
+            </table>`
+      }
+      ${this.next ? html`<p><button type="button" @click=${() => this.load(true)}>${msg('Show more')}</button></p>` : ''}
+      <sb-owner-dialog .agents=${this.agentMap} @sb-saved=${this.ownerChanged}></sb-owner-dialog>
+      <sb-confirm></sb-confirm>`;
+  }
+}
+
+declare global {
+  interface HTMLElementTagNameMap {
+    'sb-groups': SbGroups;
+  }
+}

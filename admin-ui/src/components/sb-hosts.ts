@@ -1,0 +1,120 @@
+import { localized, msg, str } from '@lit/localize';
+import { html, LitElement } from 'lit';
+import { customElement, query, state } from 'lit/decorators.js';
+import { type Agent, call, type Host, listAllAgents, listAllHosts } from '../api.js';
+import { failureText } from '../failure-text.js';
+import { shared } from '../styles/shared.js';
+import type { SbConfirm } from './sb-confirm.js';
+import type { SbHostDialog } from './sb-host-dialog.js';
+import './sb-confirm.js';
+import './sb-host-dialog.js';
+
+/** Hosts: the machines agents run on, with the exact addresses they may connect from (REQ-04). */
+@localized()
+@customElement('sb-hosts')
+export class SbHosts extends LitElement {
+  static override styles = [shared];
+
+  @state() private hosts: Host[] = [];
+  @state() private agents: Agent[] = [];
+  @state() private loaded = false;
+  @state() private error = '';
+  @state() private notice = '';
+  @query('sb-host-dialog') private dialog!: SbHostDialog;
+  @query('sb-confirm') private confirm!: SbConfirm;
+
+  override connectedCallback(): void {
+    super.connectedCallback();
+    void this.load();
+  }
+
+  private async load(): Promise<void> {
+    try {
+      [this.hosts, this.agents] = await Promise.all([listAllHosts(), listAllAgents()]);
+      this.error = '';
+    } catch (error) {
+      this.error = failureText(error);
+    } finally {
+      this.loaded = true;
+    }
+  }
+
+  private async saved(event: CustomEvent<Host>): Promise<void> {
+    this.notice = msg(str`Saved host ${event.detail.name}.`);
+    await this.load();
+  }
+
+  private async deleteHost(host: Host): Promise<void> {
+    const ok = await this.confirm.ask({
+      heading: msg('Delete host'),
+      text: msg(str`Delete host ${host.name}? Only a host without agents can be deleted.`),
+      confirmLabel: msg('Delete'),
+      danger: true,
+    });
+    if (!ok) return;
+    try {
+      await call('deleteHost', { params: { host_id: host.host_id } });
+      this.notice = msg(str`Deleted host ${host.name}.`);
+      this.error = '';
+      await this.load();
+    } catch (error) {
+      this.notice = '';
+      this.error = failureText(error);
+    }
+  }
+
+  override render() {
+    const agentCount = (hostId: string) => this.agents.filter((a) => a.host_id === hostId).length;
+    return html`<div class="toolbar">
+        <h1>${msg('Hosts')}</h1>
+        <button class="primary" type="button" @click=${() => this.dialog.open(null)}>${msg('Add host')}</button>
+      </div>
+      <div role="status" aria-live="polite">${this.notice ? html`<p class="notice ok">${this.notice}</p>` : ''}</div>
+      ${this.error ? html`<p class="notice error" role="alert">${this.error}</p>` : ''}
+      ${
+        this.loaded && this.hosts.length === 0 && !this.error
+          ? html`<p class="muted">${msg('No hosts yet. Add the first machine your agents run on.')}</p>`
+          : html`<table class="stack">
+              <thead>
+                <tr>
+                  <th scope="col">${msg('Name')}</th>
+                  <th scope="col">${msg('IP addresses')}</th>
+                  <th scope="col">${msg('Operating system')}</th>
+                  <th scope="col">${msg('Description')}</th>
+                  <th scope="col">${msg('Agents')}</th>
+                  <th scope="col"><span class="visually-hidden">${msg('Actions')}</span></th>
+                </tr>
+              </thead>
+              <tbody>
+                ${this.hosts.map(
+                  (host) => html`<tr data-host-id=${host.host_id}>
+                    <td data-label=${msg('Name')}><strong>${host.name}</strong></td>
+                    <td data-label=${msg('IP addresses')} class="mono">${host.addresses.map((a) => html`<div>${a}</div>`)}</td>
+                    <td data-label=${msg('Operating system')}>${host.os}</td>
+                    <td data-label=${msg('Description')}>${host.description}</td>
+                    <td data-label=${msg('Agents')}>${agentCount(host.host_id)}</td>
+                    <td>
+                      <div class="actions">
+                        <button type="button" @click=${() => this.dialog.open(host)} aria-label=${msg(str`Edit host ${host.name}`)}>
+                          ${msg('Edit')}
+                        </button>
+                        <button type="button" class="danger" @click=${() => this.deleteHost(host)} aria-label=${msg(str`Delete host ${host.name}`)}>
+                          ${msg('Delete')}
+                        </button>
+                      </div>
+                    </td>
+                  </tr>`,
+                )}
+              </tbody>
+            </table>`
+      }
+      <sb-host-dialog @sb-saved=${this.saved}></sb-host-dialog>
+      <sb-confirm></sb-confirm>`;
+  }
+}
+
+declare global {
+  interface HTMLElementTagNameMap {
+    'sb-hosts': SbHosts;
+  }
+}

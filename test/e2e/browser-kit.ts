@@ -1,0 +1,77 @@
+/**
+ * Real Chromium for the console's end-to-end tests: the Debian `chromium` package driven by
+ * playwright-core (never a downloaded browser). Screenshots of the main pages are kept under
+ * test-results/screenshots/ as test artifacts.
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { type Browser, type BrowserContext, chromium, type Locator, type Page } from 'playwright-core';
+import { ROOT } from './harness.js';
+
+export const CHROMIUM = process.env.SWITCHBOARD_CHROMIUM ?? '/usr/bin/chromium';
+export const SCREENSHOTS = join(ROOT, 'test-results', 'screenshots');
+
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    // Playwright adds its own headless flag; these keep the browser offline and quiet.
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+}
+
+export async function screenshot(page: Page, name: string): Promise<void> {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+}
+
+/** Fails the test on any uncaught error in the page (a broken component must not pass quietly). */
+export function watchPageErrors(page: Page): Error[] {
+  const errors: Error[] = [];
+  page.on('pageerror', (error) => errors.push(error));
+  return errors;
+}
+
+/** Signs in through the form, as a person would. */
+export async function signIn(page: Page, baseUrl: string, password: string): Promise<void> {
+  await page.goto(`${baseUrl}/`);
+  await page.getByLabel('Username').fill('admin');
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+}
+
+export async function newContext(
+  browser: Browser,
+  options: Parameters<Browser['newContext']>[0] = {},
+): Promise<BrowserContext> {
+  return browser.newContext({ viewport: { width: 1280, height: 860 }, locale: 'en-US', ...options });
+}
+
+/** The focused element, looking into shadow roots (the console is made of web components). */
+export function deepActiveElement(page: Page): Promise<{ tag: string; id: string; text: string } | null> {
+  return page.evaluate(() => {
+    let active: Element | null = document.activeElement;
+    while (active?.shadowRoot?.activeElement) active = active.shadowRoot.activeElement;
+    return active
+      ? { tag: active.tagName.toLowerCase(), id: active.id, text: (active.textContent ?? '').trim() }
+      : null;
+  });
+}
+
+/**
+ * Waits for the modal dialog with this accessible name and returns its component. Dialog content
+ * is slotted into the <dialog> (flat tree), so it is found under the component, not the element.
+ */
+export async function openedDialog(page: Page, component: string, name: string): Promise<Locator> {
+  await page.getByRole('dialog', { name }).waitFor();
+  return page.locator(component);
+}

@@ -1,0 +1,54 @@
+import type * as ops from '../contract/operations/admin-console.js';
+import { retention } from '../files/retention.js';
+import { readResources } from '../lib/overview-resources.js';
+import { registry } from '../lib/settings-cache.js';
+import type { Handler } from './types.js';
+
+/** Large pages: the overview walks the registry's lists to count them without a second index. */
+const COUNT_PAGE = 1000;
+
+async function countAll<T>(
+  page: (cursor: string | undefined) => Promise<{ items: T[]; next_cursor: string | null }>,
+  matches: (item: T) => boolean = () => true,
+): Promise<{ total: number; matching: number }> {
+  let cursor: string | undefined;
+  let total = 0;
+  let matching = 0;
+  do {
+    const { items, next_cursor } = await page(cursor);
+    total += items.length;
+    for (const item of items) if (matches(item)) matching++;
+    cursor = next_cursor ?? undefined;
+  } while (cursor);
+  return { total, matching };
+}
+
+export const getOverviewHandler: Handler<typeof ops.getOverview> = async ({ env }) => {
+  const reg = registry(env);
+  const [hosts, agents, resources, cleanup] = await Promise.all([
+    countAll(async (cursor) => {
+      const r = await reg.listHosts(cursor, COUNT_PAGE);
+      return { items: r.hosts, next_cursor: r.next_cursor };
+    }),
+    countAll(
+      async (cursor) => {
+        const r = await reg.listAgents({}, cursor, COUNT_PAGE);
+        return { items: r.agents, next_cursor: r.next_cursor };
+      },
+      (agent) => agent.enabled,
+    ),
+    readResources(env.HOST_METRICS),
+    retention(env).cleanupStatus(),
+  ]);
+  return {
+    counts: {
+      hosts: hosts.total,
+      agents: agents.total,
+      enabled_agents: agents.matching,
+      cleanup_pending: cleanup.pending_jobs,
+      cleanup_failed: cleanup.failed_jobs,
+    },
+    resources,
+    generated_at: new Date().toISOString(),
+  };
+};
