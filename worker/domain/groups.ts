@@ -41,7 +41,10 @@ export type GroupAction =
   | 'join'
   | 'leave'
   | 'send'
-  /** History, files, inbox counts and claims in the group's channel. */
+  /**
+   * History, files, inbox counts and claims in the group's channel: the channel store enforces it
+   * by serving active participants only.
+   */
   | 'read'
   /** ACK of a delivery in the group's channel. */
   | 'ack';

@@ -1,0 +1,36 @@
+/** The administrator's group routes: the catalog list, owner reassignment and dissolution. */
+import { ApiError } from '../contract/errors.js';
+import type { adminListGroups, dissolveGroup, reassignGroupOwner } from '../contract/operations/groups.js';
+import type { Env } from '../env.js';
+import { pageSize } from '../lib/cursor.js';
+import { currentSettings, registry } from '../lib/settings-cache.js';
+import { groupChannel } from './groups.js';
+import type { Handler } from './types.js';
+
+function catalog(env: Env) {
+  return env.GROUPS.get(env.GROUPS.idFromName('groups'));
+}
+
+export const adminListGroupsHandler: Handler<typeof adminListGroups> = async ({ env, input }) => {
+  const { limits } = await currentSettings(env);
+  const { owner, participant, cursor, limit } = input.query;
+  return catalog(env).list({ owner, participant }, cursor, pageSize(limit, limits.max_page_size));
+};
+
+export const reassignGroupOwnerHandler: Handler<typeof reassignGroupOwner> = async ({ env, input }) => {
+  const target = await registry(env).getAgent(input.body.agent_id);
+  if (target && !target.enabled) {
+    throw new ApiError('agent_disabled', 'A disabled account cannot become a group owner; enable it first.', {
+      field: 'agent_id',
+      target: input.body.agent_id,
+    });
+  }
+  return {
+    group: await groupChannel(env, input.params.group_id).reassignOwner(input.params.group_id, input.body.agent_id),
+  };
+};
+
+export const dissolveGroupHandler: Handler<typeof dissolveGroup> = async ({ env, input }) => {
+  await groupChannel(env, input.params.group_id).dissolve(input.params.group_id);
+  return { group_id: input.params.group_id, status: 'dissolved' as const };
+};

@@ -1,0 +1,157 @@
+/**
+ * The group routes. Every decision about who may do what is the group channel's (it applies
+ * worker/domain/groups.ts inside its own transactions); these handlers look accounts up in the
+ * registry, pick the channel and shape the answers.
+ */
+import type { z } from '@hono/zod-openapi';
+import { ApiError, type ErrorCode } from '../contract/errors.js';
+import {
+  type createGroup,
+  type getGroup,
+  type InvitationResult,
+  type inviteToGroup,
+  type joinGroup,
+  type leaveGroup,
+  type listGroups,
+  SendGroupMessageBody,
+  type sendGroupMessage,
+} from '../contract/operations/groups.js';
+import { collapseTargets, validateContent } from '../domain/content.js';
+import type { GroupView, InvitationOutcome } from '../domain/groups.js';
+import type { Env } from '../env.js';
+import { newId } from '../lib/crypto.js';
+import { currentSettings, registry } from '../lib/settings-cache.js';
+import { agentIndex } from './messaging/stubs.js';
+import { readSendRequest } from './messaging/upload.js';
+import type { Handler } from './types.js';
+
+type Result = z.infer<typeof InvitationResult>;
+
+const REJECTION_TEXT: Partial<Record<ErrorCode, string>> = {
+  unknown_agent: 'No agent has this ID.',
+  agent_disabled: 'This agent is disabled and cannot be invited.',
+  already_member: 'Already an active member of the group.',
+  group_full: 'The group has max_group_members members and pending invitations.',
+};
+
+export function groupChannel(env: Env, groupId: string) {
+  return env.CHANNEL.get(env.CHANNEL.idFromName(groupId));
+}
+
+/** What the registry knows about each target (absent: unknown), in one registry call. */
+async function accountsOf(env: Env, targets: readonly string[]): Promise<[string, { enabled: boolean }][]> {
+  const found = await registry(env).getAgents(targets.filter((t) => t.startsWith('agt_')));
+  return found.map((a) => [a.agent_id, { enabled: a.enabled }]);
+}
+
+function results(outcomes: InvitationOutcome[], maxMembers: number): Result[] {
+  return outcomes.map((o) =>
+    o.status === 'rejected'
+      ? {
+          target_agent_id: o.target_agent_id,
+          status: 'rejected',
+          error: {
+            code: o.code,
+            message: REJECTION_TEXT[o.code],
+            ...(o.code === 'group_full' && { limit: maxMembers }),
+          },
+        }
+      : { target_agent_id: o.target_agent_id, status: o.status },
+  );
+}
+
+const newestFirst = (a: GroupView, b: GroupView) =>
+  b.created_at.localeCompare(a.created_at) || a.group_id.localeCompare(b.group_id);
+
+/**
+ * GET /groups: the agent's inbox index names the groups it is in or invited to (learned through
+ * the groups' outboxes, never by scanning groups); each named group then answers for itself, so a
+ * stale index entry can never show a group the agent has left or a member list it may not see.
+ */
+export const listGroupsHandler: Handler<typeof listGroups> = async ({ env, agent }) => {
+  const entries = await agentIndex(env, agent.agent_id).groupMemberships();
+  const views = await Promise.all(entries.map((e) => groupChannel(env, e.group_id).groupView(agent.agent_id)));
+  const memberships: GroupView[] = [];
+  const invitations: GroupView[] = [];
+  for (const view of views) {
+    if (view?.relation === 'owner' || view?.relation === 'member') memberships.push(view.group);
+    else if (view?.relation === 'invitee') invitations.push(view.group);
+  }
+  return { memberships: memberships.sort(newestFirst), invitations: invitations.sort(newestFirst) };
+};
+
+export const createGroupHandler: Handler<typeof createGroup> = async ({ env, input, agent }) => {
+  const { limits } = await currentSettings(env);
+  const targets = collapseTargets(input.body.invitee_ids ?? []);
+  const accounts = await accountsOf(
+    env,
+    targets.filter((t) => t !== agent.agent_id),
+  );
+  const groupId = newId('grp_');
+  const created = await groupChannel(env, groupId).createGroup({
+    group_id: groupId,
+    name: input.body.name,
+    owner_id: agent.agent_id,
+    targets,
+    accounts,
+    max_members: limits.max_group_members,
+  });
+  return { group: created.group, results: results(created.outcomes, limits.max_group_members) };
+};
+
+export const getGroupHandler: Handler<typeof getGroup> = async ({ env, input, agent }) => {
+  const view = await groupChannel(env, input.params.group_id).groupView(agent.agent_id);
+  if (!view) throw new ApiError('not_found', 'No such group.', { target: input.params.group_id });
+  return { group: view.group };
+};
+
+export const inviteToGroupHandler: Handler<typeof inviteToGroup> = async ({ env, input, agent }) => {
+  const { limits } = await currentSettings(env);
+  const targets = collapseTargets(input.body.agent_ids);
+  const outcomes = await groupChannel(env, input.params.group_id).invite({
+    group_id: input.params.group_id,
+    agent_id: agent.agent_id,
+    targets,
+    accounts: await accountsOf(env, targets),
+    max_members: limits.max_group_members,
+  });
+  return { results: results(outcomes, limits.max_group_members) };
+};
+
+export const joinGroupHandler: Handler<typeof joinGroup> = async ({ env, input, agent }) => ({
+  group: await groupChannel(env, input.params.group_id).join(input.params.group_id, agent.agent_id),
+});
+
+export const leaveGroupHandler: Handler<typeof leaveGroup> = async ({ env, input, agent }) => {
+  await groupChannel(env, input.params.group_id).leave(input.params.group_id, agent.agent_id);
+  return { group_id: input.params.group_id, status: 'left' as const };
+};
+
+export const sendGroupMessageHandler: Handler<typeof sendGroupMessage> = async ({
+  env,
+  input,
+  agent,
+  c,
+  requestId,
+}) => {
+  const { limits } = await currentSettings(env);
+  // Multipart: checked as soon as the metadata arrives, before the file is staged.
+  const upload = await readSendRequest(c, SendGroupMessageBody, input.body, (early) =>
+    validateContent(early.body, true, limits.max_body_code_points),
+  );
+  try {
+    validateContent(upload.body.body, upload.file !== null, limits.max_body_code_points);
+    const outcome = await groupChannel(env, input.params.group_id).sendGroup({
+      group_id: input.params.group_id,
+      sender_id: agent.agent_id,
+      content: { body: upload.body.body, attachment: null },
+      max_messages: limits.max_messages_per_channel,
+      max_files: limits.max_files_per_channel,
+      ...(upload.file && { file: upload.file }),
+    });
+    return { request_id: requestId, status: outcome.status, message_id: outcome.message_id };
+  } finally {
+    // The group message has its own copy by now (or failed): the staged upload goes.
+    await upload.release();
+  }
+};
