@@ -1,6 +1,8 @@
 import type { AgentDO } from '../durable-objects/agent/agent-do.js';
 import type { ChannelDO } from '../durable-objects/channel/channel-do.js';
+import type { GroupCatalogDO } from '../durable-objects/group-catalog/group-catalog-do.js';
 import type { RegistryDO } from '../durable-objects/registry/registry-do.js';
+import type { RetentionDO } from '../durable-objects/retention/retention-do.js';
 
 export interface Env {
   /** The one registry: hosts, agents, settings, administrators. Admin traffic and the directory. */
@@ -9,6 +11,13 @@ export interface Env {
   AGENT: DurableObjectNamespace<AgentDO>;
   /** One per channel (`dm_…` pair or `grp_…` group): messages, deliveries, claims, dedup. */
   CHANNEL: DurableObjectNamespace<ChannelDO>;
+  /** One (`groups`): the administrators' list of groups, fed by the group channels' outboxes. */
+  GROUPS: DurableObjectNamespace<GroupCatalogDO>;
+  /**
+   * One (`idFromName('retention')`): upload admission and staged objects, the channel catalog,
+   * retroactive cleanup and deletion health.
+   */
+  RETENTION: DurableObjectNamespace<RetentionDO>;
   /** Attachment bytes: one object per message attachment. */
   FILES: R2Bucket;
   /** The built admin console (wrangler `[assets]`). */

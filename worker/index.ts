@@ -8,7 +8,9 @@ import type { Env } from './env.js';
 
 export { AgentDO } from '../durable-objects/agent/agent-do.js';
 export { ChannelDO } from '../durable-objects/channel/channel-do.js';
+export { GroupCatalogDO } from '../durable-objects/group-catalog/group-catalog-do.js';
 export { RegistryDO } from '../durable-objects/registry/registry-do.js';
+export { RetentionDO } from '../durable-objects/retention/retention-do.js';
 
 const app = createApp();
 

@@ -106,8 +106,9 @@ export class AgentDO extends DurableObject<Env> {
     return inbox.listChannels(this.db, kind);
   }
 
-  async forgetChannel(channelId: string): Promise<void> {
-    inbox.forgetChannel(this.db, channelId);
+  /** Groups this agent is in or invited to (GET /groups asks each of them for its view). */
+  async groupMemberships(): Promise<inbox.GroupMembershipEntry[]> {
+    return inbox.groupMembershipList(this.db);
   }
 
   /**

@@ -7,8 +7,13 @@
  * empty clears it only if `gen` is still the one it read, so a note that arrived in between (and
  * bumped `gen`) is never lost. A note always follows its message's commit, so a clear based on a
  * read that missed the message is either rejected by `gen` or followed by the note setting it again.
+ *
+ * Group notes also carry the agent's membership and the group's membership version (see
+ * applyMembership): the index lists a group channel only while the agent is an active member, and
+ * keeps invitations apart for GET /groups. A note older than the membership it would change is
+ * ignored, so notes delivered out of order (outbox retries) cannot revive a membership that ended.
  */
-import { and, desc, eq, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, sql } from 'drizzle-orm';
 import type { DrizzleSqliteDODatabase } from 'drizzle-orm/durable-sqlite';
 import type { ChannelKind } from '../../worker/domain/ids.js';
 import { iso } from '../shared/database.js';
@@ -27,6 +32,13 @@ export interface ChannelNote {
   last_message_at: number | null;
   /** The agent may have a new unread delivery in this channel. */
   pending: boolean;
+  /** Group channels: the agent's membership when the note was made, and the group's version then. */
+  membership?: { state: 'active' | 'pending' | 'gone'; version: number } | null;
+}
+
+export interface GroupMembershipEntry {
+  group_id: string;
+  state: 'active' | 'pending';
 }
 
 export interface PendingChannel {
@@ -44,11 +56,45 @@ export interface ChannelEntry {
   last_message_at: string | null;
 }
 
-const { channels } = schema;
+const { channels, groupMemberships } = schema;
+
+type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
+
+/**
+ * Applies a group note's membership and answers whether the note may then touch the channel row
+ * (with the `gen` a newly created row starts from). Leaving, dissolution or a pending invitation
+ * drops the row, remembering its `gen`, so that a row created again on rejoin continues from it
+ * and a poll's compare-and-delete from before the leave can never match the new row.
+ */
+function applyMembership(tx: Tx, note: ChannelNote): { touch: boolean; baseGen: number } {
+  const membership = note.membership;
+  if (!membership) return { touch: true, baseGen: 0 };
+  const stored = tx.select().from(groupMemberships).where(eq(groupMemberships.groupId, note.channel_id)).get();
+  if (stored && membership.version < stored.version) {
+    // An older note: its message hint still counts while the agent is active, nothing else does.
+    return { touch: stored.state === 'active', baseGen: stored.lastGen };
+  }
+  let lastGen = stored?.lastGen ?? 0;
+  if (membership.state !== 'active') {
+    const row = tx.select({ gen: channels.gen }).from(channels).where(eq(channels.channelId, note.channel_id)).get();
+    if (row) {
+      lastGen = Math.max(lastGen, row.gen);
+      tx.delete(channels).where(eq(channels.channelId, note.channel_id)).run();
+    }
+  }
+  const values = { state: membership.state, version: membership.version, lastGen };
+  tx.insert(groupMemberships)
+    .values({ groupId: note.channel_id, ...values })
+    .onConflictDoUpdate({ target: groupMemberships.groupId, set: values })
+    .run();
+  return { touch: membership.state === 'active', baseGen: lastGen };
+}
 
 export function noteChannels(db: Db, notes: readonly ChannelNote[]): void {
   db.transaction((tx) => {
     for (const note of notes) {
+      const { touch, baseGen } = applyMembership(tx, note);
+      if (!touch) continue;
       tx.insert(channels)
         .values({
           channelId: note.channel_id,
@@ -58,7 +104,7 @@ export function noteChannels(db: Db, notes: readonly ChannelNote[]): void {
           name: note.name,
           lastMessageAt: note.last_message_at,
           pending: note.pending,
-          gen: note.pending ? 1 : 0,
+          gen: baseGen + (note.pending ? 1 : 0),
         })
         .onConflictDoUpdate({
           target: channels.channelId,
@@ -112,7 +158,11 @@ export function listChannels(db: Db, kind?: ChannelKind): ChannelEntry[] {
   }));
 }
 
-/** Drops a channel from the index (leaving a group): it is no longer listed or polled. */
-export function forgetChannel(db: Db, channelId: string): void {
-  db.delete(channels).where(eq(channels.channelId, channelId)).run();
+/** The groups the agent is an active member of or invited to, as the groups last reported. */
+export function groupMembershipList(db: Db): GroupMembershipEntry[] {
+  return db
+    .select({ group_id: groupMemberships.groupId, state: groupMemberships.state })
+    .from(groupMemberships)
+    .where(inArray(groupMemberships.state, ['active', 'pending']))
+    .all() as GroupMembershipEntry[];
 }

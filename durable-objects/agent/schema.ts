@@ -35,3 +35,21 @@ export const channels = sqliteTable(
   },
   (t) => [index('channels_pending').on(t.pending, t.kind)],
 );
+
+/**
+ * The agent's relation to each group it was ever invited to, as the group's outbox reported it
+ * (inbox-index.ts): `active` groups also have a `channels` row, `pending` ones are invitations
+ * (GET /groups), `gone` ones (left, dissolved) are kept so that a late, older note cannot bring a
+ * membership back. `version` is the group's membership version of the note last applied.
+ */
+export const groupMemberships = sqliteTable(
+  'group_memberships',
+  {
+    groupId: text('group_id').primaryKey(),
+    state: text('state').$type<'active' | 'pending' | 'gone'>().notNull(),
+    version: integer('version').notNull(),
+    /** The `gen` of the channel row when it was last dropped, so a re-created row continues from it. */
+    lastGen: integer('last_gen').notNull().default(0),
+  },
+  (t) => [index('group_memberships_state').on(t.state)],
+);

@@ -1,11 +1,19 @@
 import { DurableObject } from 'cloudflare:workers';
+import { sql } from 'drizzle-orm';
 import migrations from '../../migrations/channel/migrations.js';
 import { ApiError } from '../../worker/contract/errors.js';
 import type { ClaimOrder } from '../../worker/domain/claim-plan.js';
 import type { MessageContent } from '../../worker/domain/content.js';
+import type { GroupView, InvitationOutcome, Relation } from '../../worker/domain/groups.js';
 import type { Env } from '../../worker/env.js';
 import { randomToken, sha256Hex } from '../../worker/lib/crypto.js';
+import type { StagedFile } from '../../worker/uploads/request.js';
+import type { RetentionLimits } from '../retention/retention-do.js';
 import { openDatabase } from '../shared/database.js';
+import type { DeletionStats } from '../shared/deletion-jobs.js';
+import { ChannelAttachments } from './attachments.js';
+import type { ChannelFileView } from './files.js';
+import { GroupMembership } from './membership.js';
 import * as schema from './schema.js';
 import {
   type AckOutcome,
@@ -29,16 +37,23 @@ const OUTBOX_SAFETY_MS = 30_000;
  */
 export class ChannelDO extends DurableObject<Env> {
   private readonly store: ChannelStore;
+  private readonly groups: GroupMembership;
+  private readonly attachments: ChannelAttachments;
   /** Test-only clock shift (setClockOffset), so expiry can be tested without waiting. */
   private clockOffsetMs = 0;
   private alarmArmed = false;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    this.store = new ChannelStore(openDatabase(ctx, schema, migrations));
+    const db = openDatabase(ctx, schema, migrations);
+    this.store = new ChannelStore(db);
+    this.groups = new GroupMembership(db);
+    this.attachments = new ChannelAttachments(ctx, env, this.store, () => this.now());
     // An outbox left by a crash between commit and delivery is picked up as soon as we wake.
     void ctx.blockConcurrencyWhile(async () => {
-      if (this.store.hasOutbox()) await ctx.storage.setAlarm(Date.now() + OUTBOX_RETRY_MS);
+      if (this.store.hasOutbox() || this.groups.catalogSnapshot()) {
+        await ctx.storage.setAlarm(Date.now() + OUTBOX_RETRY_MS);
+      }
     });
   }
 
@@ -46,22 +61,33 @@ export class ChannelDO extends DurableObject<Env> {
     return Date.now() + this.clockOffsetMs;
   }
 
+  /**
+   * A direct message. With `file` (a staged upload), this message gets its own copy of the file
+   * (attachments.ts) before the insert; `max_files` is the file cap enforced with the insert.
+   */
   async sendDirect(input: {
     channel_id: string;
     sender_id: string;
     recipient_id: string;
     content: MessageContent;
     max_messages: number;
+    max_files?: number;
+    file?: StagedFile;
   }): Promise<SendOutcome> {
     this.armOutboxAlarm();
+    const prepared = await this.attachments.prepare(input.channel_id, input.sender_id, input.content.body, input.file);
+    if (prepared.duplicate) return prepared.duplicate;
     const outcome = this.store.sendDirect({
       channelId: input.channel_id,
       senderId: input.sender_id,
       recipientId: input.recipient_id,
-      content: input.content,
+      content: input.file ? prepared.content : input.content,
       maxMessages: input.max_messages,
+      maxFiles: input.max_files,
+      file: prepared.file,
       now: this.now(),
     });
+    await this.attachments.afterWrite(outcome.status === 'sent');
     // Delivered before answering, so the recipient's next poll sees the message; a failure stays
     // in the outbox for the alarm and does not fail the send: the message is committed.
     if (outcome.status === 'sent') await this.drainOutbox();
@@ -92,17 +118,177 @@ export class ChannelDO extends DurableObject<Env> {
     return this.store.claim(agentId, tokens, order, this.now(), claimSeconds * 1000);
   }
 
-  async ack(agentId: string, items: readonly { message_id: string; claim_token: string }[]): Promise<AckOutcome[]> {
+  async ack(
+    agentId: string,
+    items: readonly { message_id: string; claim_token: string }[],
+  ): Promise<(AckOutcome | { message_id: string; status: 'rejected'; code: 'not_group_member' })[]> {
     const hashed = await Promise.all(
       items.map(async (item) => ({ message_id: item.message_id, tokenHash: await sha256Hex(item.claim_token) })),
     );
-    return this.store.ack(agentId, hashed, this.now());
+    const outcomes = this.store.ack(agentId, hashed, this.now());
+    // The store answers not_found to anyone who is not an active participant. In a group, someone
+    // who left (or was never more than invited) is told why, and after dissolution the messages
+    // are gone like any purged message; a stranger still learns nothing.
+    const refusal = this.groups.ackRefusal(agentId);
+    return outcomes.map((outcome) => {
+      if (outcome.status !== 'rejected' || outcome.code !== 'not_found') return outcome;
+      if (refusal) return { ...outcome, code: refusal };
+      if (this.groups.purgedByDissolution(outcome.message_id)) return { ...outcome, code: 'message_purged' };
+      return outcome;
+    });
   }
 
   async history(agentId: string, afterSeq: number | null, limit: number, order: 'asc' | 'desc'): Promise<HistoryPage> {
     const page = this.store.history(agentId, afterSeq, limit, order);
     if (!page) throw new ApiError('not_found', 'No such channel.');
     return page;
+  }
+
+  // Groups (the rules are worker/domain/groups.ts, applied by membership.ts in one transaction each)
+
+  async createGroup(input: {
+    group_id: string;
+    name: string;
+    owner_id: string;
+    targets: string[];
+    accounts: [string, { enabled: boolean }][];
+    max_members: number;
+  }): Promise<{ group: GroupView; outcomes: InvitationOutcome[] }> {
+    const created = this.groups.create({
+      groupId: input.group_id,
+      name: input.name,
+      ownerId: input.owner_id,
+      targets: input.targets,
+      accounts: new Map(input.accounts),
+      maxMembers: input.max_members,
+      now: this.now(),
+    });
+    await this.afterMembershipChange();
+    // Into the retention catalog at once, so cleanup and the admin channel list know the group.
+    await this.attachments.afterWrite(true);
+    return created;
+  }
+
+  /** What the agent may see of the group, with its relation; null: nothing (not_found). */
+  async groupView(agentId: string): Promise<{ relation: Relation; group: GroupView } | null> {
+    return this.groups.view(agentId);
+  }
+
+  async invite(input: {
+    group_id: string;
+    agent_id: string;
+    targets: string[];
+    accounts: [string, { enabled: boolean }][];
+    max_members: number;
+  }): Promise<InvitationOutcome[]> {
+    const outcomes = this.groups.invite({
+      groupId: input.group_id,
+      agentId: input.agent_id,
+      targets: input.targets,
+      accounts: new Map(input.accounts),
+      maxMembers: input.max_members,
+      now: this.now(),
+    });
+    await this.afterMembershipChange();
+    return outcomes;
+  }
+
+  async join(groupId: string, agentId: string): Promise<GroupView> {
+    const group = this.groups.join(groupId, agentId, this.now());
+    await this.afterMembershipChange();
+    return group;
+  }
+
+  async leave(groupId: string, agentId: string): Promise<void> {
+    this.groups.leave(groupId, agentId, this.now());
+    await this.afterMembershipChange();
+  }
+
+  async sendGroup(input: {
+    group_id: string;
+    sender_id: string;
+    content: MessageContent;
+    max_messages: number;
+    max_files?: number;
+    /** A staged upload: the group message gets one group-owned copy (attachments.ts). */
+    file?: StagedFile;
+  }): Promise<SendOutcome> {
+    // Checked and sent with no await in between: nothing can change the membership in the gap, and
+    // store.send checks the sender is active again inside its own transaction. A file copy is the
+    // one await before the insert; the insert's own check covers it (a sender who left meanwhile
+    // is refused and the copy is deleted).
+    this.groups.require(input.group_id, input.sender_id, 'send');
+    this.armOutboxAlarm();
+    const prepared = await this.attachments.prepare(input.group_id, input.sender_id, input.content.body, input.file);
+    if (prepared.duplicate) return prepared.duplicate;
+    const outcome = this.store.send({
+      senderId: input.sender_id,
+      content: input.file ? prepared.content : input.content,
+      maxMessages: input.max_messages,
+      maxFiles: input.max_files,
+      file: prepared.file,
+      now: this.now(),
+    });
+    await this.attachments.afterWrite(outcome?.status === 'sent');
+    if (!outcome) throw new ApiError('not_group_member', 'You are not an active member of this group.');
+    if (outcome.status === 'sent') await this.drainOutbox();
+    return outcome;
+  }
+
+  async reassignOwner(groupId: string, newOwnerId: string): Promise<GroupView> {
+    const group = this.groups.reassignOwner(groupId, newOwnerId);
+    await this.afterMembershipChange();
+    return group;
+  }
+
+  /** Every message goes through purgeMessages, the channel's one deletion path (files included). */
+  async dissolve(groupId: string): Promise<void> {
+    const now = this.now();
+    this.groups.dissolve(groupId, (tx) => this.store.purgeMessages(tx, sql`1 = 1`, now));
+    await this.afterMembershipChange();
+    await this.attachments.afterWrite(false);
+  }
+
+  // Files and retention (attachments.ts; files.ts holds the rows)
+
+  /** A page of the retained attachments for an active participant. */
+  async listFiles(
+    agentId: string,
+    afterSeq: number | null,
+    limit: number,
+    order: 'asc' | 'desc',
+  ): Promise<{ files: ChannelFileView[]; next_seq: number | null } | null> {
+    return this.store.listFiles(agentId, afterSeq, limit, order);
+  }
+
+  /** The object of a retained file, only for a current active participant (every download asks). */
+  async fileForDownload(
+    agentId: string,
+    fileId: string,
+  ): Promise<{ key: string; filename: string; media_type: string; size: number } | null> {
+    return this.store.fileForDownload(agentId, fileId);
+  }
+
+  /** Retroactive cleanup: brings this channel within `limits`; answers its deletion jobs' state. */
+  async enforceLimits(limits: RetentionLimits): Promise<DeletionStats> {
+    return this.attachments.enforceLimits(limits);
+  }
+
+  /** Asked by the retention object while this channel has unfinished deletions. */
+  async retryDeletions(): Promise<DeletionStats> {
+    return this.attachments.maintenance();
+  }
+
+  /** Test-only: the object keys this channel owns or is deleting (compared with R2 by tests). */
+  async storedKeys(): Promise<{ live: string[]; pending: string[]; deleting: string[] }> {
+    if (this.env.TEST_ROUTES !== '1') throw new ApiError('forbidden', 'Test routes are disabled.');
+    return this.store.files.ownedKeys();
+  }
+
+  /** Test-only: makes this channel's R2 deletions fail (null: back to normal). */
+  async setDeletionFailure(message: string | null): Promise<void> {
+    if (this.env.TEST_ROUTES !== '1') throw new ApiError('forbidden', 'Test routes are disabled.');
+    this.store.files.queue.failWith = message;
   }
 
   /** Test-only: shifts this channel's clock. Refused unless the worker runs with TEST_ROUTES=1. */
@@ -114,7 +300,7 @@ export class ChannelDO extends DurableObject<Env> {
   /** Retries the outbox; a failed note re-arms the alarm (drainOutbox), so retries go on until it lands. */
   override async alarm(): Promise<void> {
     this.alarmArmed = false;
-    await this.drainOutbox();
+    await Promise.all([this.drainOutbox(), this.drainCatalog(), this.attachments.maintenance()]);
   }
 
   /**
@@ -125,6 +311,33 @@ export class ChannelDO extends DurableObject<Env> {
     if (this.alarmArmed) return;
     this.alarmArmed = true;
     void this.ctx.storage.setAlarm(Date.now() + OUTBOX_SAFETY_MS);
+  }
+
+  /**
+   * After a committed membership change: index notes and the catalog snapshot go out before the
+   * answer, so the change is visible at once. The safety alarm is armed first, in the same turn
+   * as the commit (no await in between), so a crash before delivery still delivers; a refused
+   * change throws before this and arms nothing.
+   */
+  private async afterMembershipChange(): Promise<void> {
+    this.armOutboxAlarm();
+    await Promise.all([this.drainOutbox(), this.drainCatalog()]);
+  }
+
+  /** Brings the administrators' group catalog up to date; on failure the alarm retries. */
+  private async drainCatalog(): Promise<boolean> {
+    const snapshot = this.groups.catalogSnapshot();
+    if (!snapshot) return true;
+    try {
+      await this.env.GROUPS.get(this.env.GROUPS.idFromName('groups')).record(snapshot);
+      this.groups.catalogDelivered(snapshot.version);
+      return true;
+    } catch (error) {
+      console.error('group catalog update failed', snapshot.group_id, error instanceof Error ? error.message : error);
+      this.alarmArmed = true;
+      await this.ctx.storage.setAlarm(Date.now() + OUTBOX_RETRY_MS);
+      return false;
+    }
   }
 
   /** Hands every pending note to its agent's index; false when some failed (they are retried by alarm). */

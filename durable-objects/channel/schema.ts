@@ -1,6 +1,7 @@
 import { index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 import type { AttachmentRecord } from '../../worker/domain/content.js';
 import type { DeliveryState } from '../../worker/domain/deliveries.js';
+import { deletionJobsTable } from '../shared/deletion-jobs.js';
 
 /** The channel itself: one row, created by the first message (private) or by the group's creation. */
 export const channel = sqliteTable('channel', {
@@ -14,6 +15,15 @@ export const channel = sqliteTable('channel', {
   lastSeq: integer('last_seq').notNull().default(0),
   /** Creation time of the newest message: created_at never goes backwards within a channel. */
   lastCreatedAt: integer('last_created_at').notNull().default(0),
+  /** Groups: `dissolved` keeps the row as a tombstone, so nothing can bring the group back. */
+  status: text('status').$type<'active' | 'dissolved'>().notNull().default('active'),
+  /**
+   * Groups: bumped by every membership, owner or status change (durable-objects/channel/membership.ts).
+   * Index notes and catalog snapshots carry it, so an older one never overwrites a newer one.
+   */
+  membershipVersion: integer('membership_version').notNull().default(0),
+  /** Groups: the membership version the group catalog has confirmed (behind: a snapshot is due). */
+  catalogVersion: integer('catalog_version').notNull().default(0),
 });
 
 /**
@@ -94,4 +104,35 @@ export const notifyOutbox = sqliteTable('notify_outbox', {
   version: integer('version').notNull().default(1),
   attempts: integer('attempts').notNull().default(0),
   lastError: text('last_error'),
+});
+
+/**
+ * Stored attachments: the R2 object of each file message (one per message; its key is opaque and
+ * never leaves the server). Deleted in the transaction that deletes the message, together with a
+ * deletion job for the object: a message never outlives its file, nor a file its message.
+ */
+export const files = sqliteTable('files', {
+  seq: integer('seq').primaryKey(),
+  fileId: text('file_id').notNull().unique(),
+  objectKey: text('object_key').notNull(),
+  size: integer('size').notNull(),
+});
+
+/**
+ * Objects being copied for a message that is not committed yet. Recorded before the copy starts;
+ * the commit deletes the row, a failed or duplicate send turns it into a deletion job, and one
+ * left by a crash is swept by the alarm, so no object exists without a message or a job.
+ */
+export const pendingObjects = sqliteTable('pending_objects', {
+  objectKey: text('object_key').primaryKey(),
+  createdAt: integer('created_at').notNull(),
+});
+
+/** R2 deletions owed by this channel (durable-objects/shared/deletion-jobs.ts). */
+export const deletionJobs = deletionJobsTable();
+
+/** One row once the retention catalog knows this channel (so it registers once, retried by alarm). */
+export const retentionCatalog = sqliteTable('retention_catalog', {
+  id: integer('id').primaryKey(),
+  registeredAt: integer('registered_at').notNull(),
 });

@@ -8,7 +8,7 @@
 import { and, asc, desc, eq, gt, inArray, lt, lte, ne, or, type SQL, sql } from 'drizzle-orm';
 import type { DrizzleSqliteDODatabase } from 'drizzle-orm/durable-sqlite';
 import type { ClaimOrder } from '../../worker/domain/claim-plan.js';
-import { type MessageContent, sameContent } from '../../worker/domain/content.js';
+import { codePointLength, type MessageContent, sameContent } from '../../worker/domain/content.js';
 import {
   type AckRejection,
   acknowledged,
@@ -19,6 +19,7 @@ import {
 import { newMessageId } from '../../worker/domain/ids.js';
 import type { ChannelNote } from '../agent/inbox-index.js';
 import { iso } from '../shared/database.js';
+import { ChannelFiles, type ChannelFileView, type StoredFileRef } from './files.js';
 import * as schema from './schema.js';
 
 export type Db = DrizzleSqliteDODatabase<typeof schema>;
@@ -68,6 +69,15 @@ export interface HistoryPage {
   next_seq: number | null;
 }
 
+/**
+ * A send that carries a file: the object already copied for this message (owned by a pending-copy
+ * row until the insert commits) and the file cap to enforce with it.
+ */
+export interface FileSend {
+  file?: StoredFileRef;
+  maxFiles?: number;
+}
+
 /** Thrown when a private channel is addressed with a pair it does not belong to (an internal bug). */
 export class ChannelIdentityError extends Error {}
 
@@ -89,7 +99,12 @@ function claimState(row: typeof deliveries.$inferSelect): DeliveryClaimState {
 }
 
 export class ChannelStore {
-  constructor(private readonly db: Db) {}
+  /** Stored attachments, their copies in flight and their deletion jobs. */
+  readonly files: ChannelFiles;
+
+  constructor(private readonly db: Db) {
+    this.files = new ChannelFiles(db);
+  }
 
   channelId(): string | null {
     return this.channelRow(this.db)?.channelId ?? null;
@@ -107,25 +122,32 @@ export class ChannelStore {
   // Sending
 
   /** A direct message: creates the pair's channel on first use, then inserts like any message. */
-  sendDirect(input: {
-    channelId: string;
-    senderId: string;
-    recipientId: string;
-    content: MessageContent;
-    maxMessages: number;
-    now: number;
-  }): SendOutcome {
+  sendDirect(
+    input: {
+      channelId: string;
+      senderId: string;
+      recipientId: string;
+      content: MessageContent;
+      maxMessages: number;
+      now: number;
+    } & FileSend,
+  ): SendOutcome {
     return this.db.transaction((tx) => {
       this.ensureDirect(tx, input.channelId, input.senderId, input.recipientId, input.now);
-      return this.insertMessage(tx, input.senderId, input.content, input.maxMessages, input.now);
+      return this.insertMessage(tx, input.senderId, input.content, input.maxMessages, input.now, input);
     });
   }
 
   /** A message from an active participant of an existing channel (groups use this path). */
-  send(input: { senderId: string; content: MessageContent; maxMessages: number; now: number }): SendOutcome | null {
+  send(
+    input: { senderId: string; content: MessageContent; maxMessages: number; now: number } & FileSend,
+  ): SendOutcome | null {
     return this.db.transaction((tx) => {
-      if (!this.channelRow(tx) || !this.isActive(input.senderId, tx)) return null;
-      return this.insertMessage(tx, input.senderId, input.content, input.maxMessages, input.now);
+      if (!this.channelRow(tx) || !this.isActive(input.senderId, tx)) {
+        if (input.file) this.files.abandonCopy(tx, input.file.objectKey, input.now);
+        return null;
+      }
+      return this.insertMessage(tx, input.senderId, input.content, input.maxMessages, input.now, input);
     });
   }
 
@@ -161,15 +183,21 @@ export class ChannelStore {
    * latest retained message in this channel only: other senders never move the pointer, a
    * duplicate attempt does not either, and a purged pointer is gone (no fallback to older ones).
    */
-  private insertMessage(tx: Tx, senderId: string, content: MessageContent, maxMessages: number, now: number) {
+  private insertMessage(
+    tx: Tx,
+    senderId: string,
+    content: MessageContent,
+    maxMessages: number,
+    now: number,
+    withFile: FileSend = {},
+  ) {
     const row = this.channelRow(tx);
     if (!row) throw new Error('channel not initialized');
-    const pointer = tx.select().from(dedup).where(eq(dedup.senderId, senderId)).get();
-    if (pointer) {
-      const previous = tx.select().from(messages).where(eq(messages.seq, pointer.seq)).get();
-      if (previous && sameContent(previous, content)) {
-        return { status: 'duplicate' as const, message_id: previous.messageId, seq: previous.seq };
-      }
+    const previous = this.comparisonMessage(tx, senderId);
+    if (previous && sameContent(previous, content)) {
+      // A duplicate keeps no copy: the object made for this attempt goes at once.
+      if (withFile.file) this.files.abandonCopy(tx, withFile.file.objectKey, now);
+      return { status: 'duplicate' as const, message_id: previous.messageId, seq: previous.seq };
     }
     const seq = row.lastSeq + 1;
     const createdAt = Math.max(now, row.lastCreatedAt);
@@ -177,6 +205,7 @@ export class ChannelStore {
     tx.insert(messages)
       .values({ seq, messageId, senderId, body: content.body, createdAt, attachment: content.attachment })
       .run();
+    if (withFile.file) this.files.attach(tx, seq, withFile.file);
     tx.update(channel).set({ lastSeq: seq, lastCreatedAt: createdAt }).where(eq(channel.id, 1)).run();
     // Every active participant but the sender gets a delivery: senders never get their own message.
     tx.run(sql`insert into ${deliveries} (seq, recipient_id, state)
@@ -189,18 +218,36 @@ export class ChannelStore {
         pending = pending or excluded.pending,
         last_message_at = max(coalesce(last_message_at, 0), excluded.last_message_at),
         version = version + 1`);
-    this.enforceRetention(tx, maxMessages, now);
+    this.enforceRetention(tx, maxMessages, now, withFile.maxFiles);
     return { status: 'sent' as const, message_id: messageId, seq, created_at: createdAt };
+  }
+
+  /** The sender's latest retained message here: the only one a new message is compared with. */
+  private comparisonMessage(q: Q, senderId: string) {
+    const pointer = q.select().from(dedup).where(eq(dedup.senderId, senderId)).get();
+    if (!pointer) return undefined;
+    return q.select().from(messages).where(eq(messages.seq, pointer.seq)).get();
+  }
+
+  /**
+   * The retained message `content` duplicates now, if any (read-only). A file send asks first, so
+   * a duplicate never costs a copy of the file; answering from this read is as true as answering
+   * from the insert transaction, since nothing runs in between (no await).
+   */
+  duplicateOf(senderId: string, content: MessageContent): { message_id: string; seq: number } | null {
+    const previous = this.comparisonMessage(this.db, senderId);
+    return previous && sameContent(previous, content) ? { message_id: previous.messageId, seq: previous.seq } : null;
   }
 
   // Retention
 
   /**
-   * Count retention, run after every insert in the insert's transaction: the newest `maxMessages`
-   * stay, older ones go even when unread or leased. The files issue extends this one function with
-   * the per-channel file cap (more victims) and R2 deletion jobs for the victims' attachments.
+   * Coupled retention, run after every insert in the insert's transaction: the newest
+   * `maxMessages` messages stay, and of those at most `maxFiles` file messages (the newest); the
+   * oldest go even when unread or leased. A file message that goes takes its file with it (a
+   * deletion job in this same transaction), and a file over the cap takes its whole message.
    */
-  enforceRetention(tx: Tx, maxMessages: number, now: number): void {
+  enforceRetention(tx: Tx, maxMessages: number, now: number, maxFiles?: number): void {
     const edge = tx
       .select({ seq: messages.seq })
       .from(messages)
@@ -209,6 +256,47 @@ export class ChannelStore {
       .offset(maxMessages)
       .get();
     if (edge) this.purgeMessages(tx, lte(messages.seq, edge.seq), now);
+    if (maxFiles === undefined) return;
+    // A list, not a subquery over `files`: purging deletes those rows before the messages.
+    const overCap = this.files.fileSeqsUpTo(tx, this.files.fileCapEdge(tx, maxFiles));
+    for (let i = 0; i < overCap.length; i += 500) {
+      this.purgeMessages(tx, inArray(messages.seq, overCap.slice(i, i + 500)), now);
+    }
+  }
+
+  /**
+   * Retroactive cleanup after an administrator lowered limits: messages whose body or file is now
+   * over the length or size limit go whole, then the count caps apply as after a write. Bodies are
+   * measured in code points; SQLite's byte length is only a prefilter (a body over N code points
+   * has more than N bytes), read in pages so a channel of large bodies never sits in memory.
+   */
+  enforceLimits(
+    limits: { maxMessages: number; maxFiles: number; maxBodyCodePoints: number; maxFileBytes: number },
+    now: number,
+  ): void {
+    this.db.transaction((tx) => {
+      const victims: number[] = [...this.files.oversized(tx, limits.maxFileBytes)];
+      let after = 0;
+      for (;;) {
+        const page = tx
+          .select({ seq: messages.seq, body: messages.body })
+          .from(messages)
+          .where(
+            and(gt(messages.seq, after), sql`length(cast(${messages.body} as blob)) > ${limits.maxBodyCodePoints}`),
+          )
+          .orderBy(asc(messages.seq))
+          .limit(100)
+          .all();
+        for (const m of page) if (codePointLength(m.body) > limits.maxBodyCodePoints) victims.push(m.seq);
+        const last = page.at(-1);
+        if (!last) break;
+        after = last.seq;
+      }
+      for (let i = 0; i < victims.length; i += 500) {
+        this.purgeMessages(tx, inArray(messages.seq, victims.slice(i, i + 500)), now);
+      }
+      this.enforceRetention(tx, limits.maxMessages, now, limits.maxFiles);
+    });
   }
 
   /**
@@ -218,6 +306,8 @@ export class ChannelStore {
    */
   purgeMessages(tx: Tx, which: SQL, now: number): void {
     const victims = tx.select({ seq: messages.seq }).from(messages).where(which);
+    // Files first: their rows go and their objects get deletion jobs in this same transaction.
+    this.files.purge(tx, victims, now);
     tx.delete(deliveries).where(inArray(deliveries.seq, victims)).run();
     tx.delete(dedup).where(inArray(dedup.seq, victims)).run();
     tx.insert(purged)
@@ -380,6 +470,28 @@ export class ChannelStore {
     };
   }
 
+  // Files
+
+  /** A page of the retained attachments; null when the agent is not an active participant. */
+  listFiles(
+    agentId: string,
+    afterSeq: number | null,
+    limit: number,
+    order: 'asc' | 'desc',
+  ): { files: ChannelFileView[]; next_seq: number | null } | null {
+    if (!this.isActive(agentId)) return null;
+    return this.files.list(afterSeq, limit, order);
+  }
+
+  /** A retained file for an active participant (checked on every download), else null. */
+  fileForDownload(
+    agentId: string,
+    fileId: string,
+  ): { key: string; filename: string; media_type: string; size: number } | null {
+    if (!this.isActive(agentId)) return null;
+    return this.files.find(fileId);
+  }
+
   // Outbox towards the participants' inbox indexes
 
   hasOutbox(): boolean {
@@ -390,7 +502,17 @@ export class ChannelStore {
   outbox(): { agentId: string; version: number; note: ChannelNote }[] {
     const row = this.channelRow(this.db);
     if (!row) return [];
-    const members = this.db.select({ id: participants.agentId }).from(participants).all();
+    const members = this.db.select({ id: participants.agentId, state: participants.state }).from(participants).all();
+    // Group notes carry the membership as it is now (read at drain time, with its version), so the
+    // agent's index follows joins, leaves and dissolution, not only messages.
+    const membership = (agentId: string): ChannelNote['membership'] => {
+      if (row.kind !== 'group') return null;
+      const state = members.find((m) => m.id === agentId)?.state;
+      return {
+        state: row.status === 'active' && (state === 'active' || state === 'pending') ? state : 'gone',
+        version: row.membershipVersion,
+      };
+    };
     return this.db
       .select()
       .from(notifyOutbox)
@@ -404,8 +526,10 @@ export class ChannelStore {
           peer_agent_id: row.kind === 'private' ? (members.find((m) => m.id !== item.agentId)?.id ?? null) : null,
           group_id: row.kind === 'group' ? row.channelId : null,
           name: row.name,
-          last_message_at: item.lastMessageAt,
+          // A membership note for a group with history still dates the channel for GET /channels.
+          last_message_at: item.lastMessageAt ?? (row.lastSeq > 0 ? row.lastCreatedAt : null),
           pending: item.pending,
+          membership: membership(item.agentId),
         },
       }));
   }

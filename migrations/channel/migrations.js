@@ -1,9 +1,13 @@
 import m0000 from './0000_init.sql';
+import m0001 from './0001_groups.sql';
+import m0002 from './0002_files.sql';
 import journal from './meta/_journal.json';
 
 export default {
   journal,
   migrations: {
     m0000,
+    m0001,
+    m0002,
   },
 };

@@ -108,7 +108,7 @@ describe('POST /messages/direct', () => {
     expect((await send(a, [d], ' ')).body.results[0].status).toBe('sent'); // whitespace is content
   });
 
-  it('accepts the multipart form with a metadata part and refuses a file part clearly', async () => {
+  it('accepts the multipart form with a metadata part, with or without a file part', async () => {
     const { agents } = await world(2);
     const [a, b] = agents as [any, any];
     const multipart = (parts: { name: string; filename?: string; content: string }[]) => {
@@ -134,8 +134,9 @@ describe('POST /messages/direct', () => {
       { name: 'metadata', content: JSON.stringify({ to_agent_ids: [b.id], body: 'with file' }) },
       { name: 'file', filename: 'a.txt', content: 'abc' },
     ]);
-    expectError(withFile, 400, 'validation_failed');
-    expect(withFile.body.error.field).toBe('file');
+    // The file itself is the files issue's (test/workers/files.test.ts); here: the form is accepted.
+    expect(withFile.status, JSON.stringify(withFile.body)).toBe(200);
+    expect(withFile.body.results[0].status).toBe('sent');
     expectError(await multipart([{ name: 'metadata', content: '{"to_agent_ids":[]}' }]), 400, 'validation_failed');
     expectError(await multipart([{ name: 'other', content: 'x' }]), 400, 'validation_failed');
     const noBoundary = await call('POST', '/messages/direct', {
@@ -144,7 +145,7 @@ describe('POST /messages/direct', () => {
       headers: { 'content-type': 'multipart/form-data' },
     });
     expectError(noBoundary, 400, 'validation_failed');
-    expect((await inbox(b)).body.unread).toBe(1);
+    expect((await inbox(b)).body.unread).toBe(2);
   });
 });
 

@@ -26,15 +26,18 @@ export const ERROR_STATUS = {
   cleanup_unavailable: 503,
   unavailable: 503,
   internal_error: 500,
+  // Also answered as a status (joining a group you are in; making a disabled account a group's
+  // owner), and as per-target outcomes inside 200 results.
+  already_member: 409,
+  agent_disabled: 400,
   // Per-target and per-item outcomes: they appear inside 200 results, never as a response status.
   self_send_forbidden: 400,
   unknown_agent: 404,
-  agent_disabled: 400,
   claim_expired: 409,
   claim_replaced: 409,
   invalid_claim_token: 409,
   message_purged: 410,
-  already_member: 409,
+  group_full: 409,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

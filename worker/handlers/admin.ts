@@ -2,6 +2,7 @@ import type { Context } from 'hono';
 import { deleteCookie, setCookie } from 'hono/cookie';
 import { SESSION_ABSOLUTE_MS } from '../../durable-objects/registry/registry-do.js';
 import type * as ops from '../contract/operations/admin.js';
+import { retention } from '../files/retention.js';
 import { pageSize } from '../lib/cursor.js';
 import { currentSettings, registry, rememberSettings } from '../lib/settings-cache.js';
 import { SESSION_COOKIE } from '../middleware/auth.js';
@@ -85,28 +86,28 @@ export const revokeAgentKeyHandler: Handler<typeof ops.revokeAgentKey> = async (
   return { ok: true as const };
 };
 
-/** Until the retention engine lands, there is never cleanup work: an honest idle state. */
-async function cleanupStatus(_env: AppEnv['Bindings']) {
-  return {
-    state: 'idle' as const,
-    pending_jobs: 0,
-    failed_jobs: 0,
-    channels_total: 0,
-    channels_done: 0,
-    last_error: null,
-    last_completed_at: null,
-  };
+/** The retention object answers for cleanup runs and deletion jobs (durable-objects/retention). */
+function cleanupStatus(env: AppEnv['Bindings']) {
+  return retention(env).cleanupStatus();
 }
 
 export const getSettingsHandler: Handler<typeof ops.getSettings> = async ({ env }) => {
-  const { limits, revision } = await registry(env).getSettings();
-  return { settings: limits, settings_revision: revision, cleanup: await cleanupStatus(env) };
+  const [{ limits, revision }, cleanup] = await Promise.all([registry(env).getSettings(), cleanupStatus(env)]);
+  return { settings: limits, settings_revision: revision, cleanup };
 };
 
+/**
+ * Lowering a retention limit starts retroactive cleanup. The retention object is told before the
+ * change commits, so that a crash between the commit and the start still leads to a run (its
+ * alarm then finds the new revision in the registry).
+ */
 export const updateSettingsHandler: Handler<typeof ops.updateSettings> = async ({ env, input }) => {
-  const { limits, revision } = await registry(env).updateSettings(input.body);
+  const keeper = retention(env);
+  await keeper.prepareSettingsChange();
+  const { limits, revision, lowered } = await registry(env).updateSettings(input.body);
   rememberSettings({ limits, revision });
-  return { settings: limits, settings_revision: revision, cleanup: await cleanupStatus(env) };
+  const cleanup = await keeper.settingsChanged(revision, lowered);
+  return { settings: limits, settings_revision: revision, cleanup };
 };
 
 export const getCleanupHandler: Handler<typeof ops.getCleanup> = async ({ env }) => cleanupStatus(env);

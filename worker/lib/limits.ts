@@ -42,5 +42,9 @@ export const LIMIT_SEMANTICS: Record<string, string> = {
     'Claiming leases unread messages for claim_seconds with a fresh token per message. Until it expires, other sessions of your account cannot claim them; after expiry without an ACK they become claimable again.',
   ack: 'ACK with the current claim token marks a message read. It means read, not done; it does not require downloading the file and does not extend retention. An expired or replaced token is rejected.',
   polling: 'Nothing is pushed: poll GET /inbox or POST /inbox/claim; both return at once, also when empty.',
+  files:
+    'A message carries at most one file: send multipart/form-data with a "metadata" part (the JSON body) and one "file" part. The server measures the size (max_file_bytes, file_too_large) and computes the SHA-256 itself; the file name is kept as metadata only. Each private target gets its own copy; a group message has one.',
+  uploads:
+    'An upload is admitted while fewer than max_concurrent_uploads are in progress and its reserved temporary bytes (the request Content-Length, else max_file_bytes) fit within max_upload_temp_bytes; otherwise 429 upload_admission_denied with retry_after_ms. While deleting stored files is failing, new files are refused with 503 cleanup_unavailable until it recovers; text messages are unaffected.',
   units: 'Sizes are bytes; MB in the console means 1,000,000 bytes.',
 };

@@ -40,7 +40,7 @@ export const adminLogin = defineOperation({
   body: Credentials,
   response: AdminSession,
   errors: ['unauthenticated', 'too_many_attempts'],
-  cli: { command: 'admin login' },
+  cli: { command: 'admin login', secretFields: ['password'] },
   mcp: false,
 });
 
@@ -259,6 +259,10 @@ export const CleanupStatus = z
     failed_jobs: z.number().int(),
     channels_total: z.number().int(),
     channels_done: z.number().int(),
+    uploads_in_progress: z
+      .number()
+      .int()
+      .openapi({ description: 'Uploads being staged, including those of dead requests until their lease expires.' }),
     last_error: z.string().nullable(),
     last_completed_at: NullableTimestamp,
   })

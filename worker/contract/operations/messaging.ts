@@ -80,12 +80,24 @@ export const sendDirect = defineOperation({
     'too_many_recipients over max_recipients); then every target gets its own result: sent, duplicate (same content as ' +
     'your latest retained message in that channel: nothing new is stored, the retained message_id is returned), or ' +
     'rejected (self_send_forbidden, unknown_agent, agent_disabled). One rejected target never blocks the others. ' +
-    'Duplicate suppression is content comparison with no time window, not exactly-once delivery.',
+    'Duplicate suppression is content comparison with no time window, not exactly-once delivery. ' +
+    'To attach one file, send multipart/form-data: a "metadata" part with this JSON body and one "file" part; ' +
+    'each target gets its own copy. The file is limited by max_file_bytes (file_too_large); uploads are admitted ' +
+    'under max_concurrent_uploads and max_upload_temp_bytes (upload_admission_denied, retry_after_ms), and refused ' +
+    'with cleanup_unavailable while deleting stored files is failing.',
   tags,
   body: SendDirectBody,
   upload: true,
   response: z.object({ request_id: z.string(), results: z.array(SendResult) }),
-  errors: [...AGENT_ERRORS, 'text_too_long', 'empty_message', 'too_many_recipients', 'file_too_large'],
+  errors: [
+    ...AGENT_ERRORS,
+    'text_too_long',
+    'empty_message',
+    'too_many_recipients',
+    'file_too_large',
+    'upload_admission_denied',
+    'cleanup_unavailable',
+  ],
   cli: { command: 'send', positionals: ['body'], stdinField: 'body', optionNames: { to_agent_ids: 'to' } },
   mcp: { tool: 'send_message' },
 });

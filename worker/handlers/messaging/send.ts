@@ -1,9 +1,11 @@
 import type { z } from '@hono/zod-openapi';
 import { ApiError, type ErrorCode } from '../../contract/errors.js';
+import type { Limits } from '../../contract/models.js';
 import { SendDirectBody, type SendResult, type sendDirect } from '../../contract/operations/messaging.js';
 import { collapseTargets, validateContent } from '../../domain/content.js';
 import { dmChannelId } from '../../domain/ids.js';
 import { currentSettings, registry } from '../../lib/settings-cache.js';
+import type { StagedFile } from '../../uploads/request.js';
 import type { Handler } from '../types.js';
 import { ChannelCalls } from './stubs.js';
 import { readSendRequest } from './upload.js';
@@ -23,20 +25,47 @@ function rejected(target: string, code: ErrorCode): Result {
 
 /**
  * POST /messages/direct. The content is checked once for the whole request; then each target is
- * independent: its own channel, its own message, its own dedup and retention, its own result.
+ * independent: its own channel, its own message (with its own copy of the file), its own dedup
+ * and retention, its own result.
  */
-export const sendDirectHandler: Handler<typeof sendDirect> = async ({ env, input, c, agent, requestId }) => {
-  const { body: request, attachment } = await readSendRequest(c, SendDirectBody, input.body);
-  const { limits } = await currentSettings(env);
-  validateContent(request.body, attachment !== null, limits.max_body_code_points);
-  const targets = collapseTargets(request.to_agent_ids);
-  if (targets.length > limits.max_recipients) {
+export const sendDirectHandler: Handler<typeof sendDirect> = async (ctx) => {
+  const { limits } = await currentSettings(ctx.env);
+  // A multipart request is checked as soon as its metadata arrives, before the file is staged.
+  const upload = await readSendRequest(ctx.c, SendDirectBody, ctx.input.body, (early) => {
+    validateContent(early.body, true, limits.max_body_code_points);
+    checkRecipients(early.to_agent_ids, limits);
+  });
+  try {
+    return await sendToTargets(ctx, limits, upload.body, upload.file);
+  } finally {
+    // Every target has its own copy by now (or failed): the staged upload goes.
+    await upload.release();
+  }
+};
+
+function checkRecipients(ids: readonly string[], limits: Limits): void {
+  const count = collapseTargets(ids).length;
+  if (count > limits.max_recipients) {
     throw new ApiError(
       'too_many_recipients',
-      `${targets.length} distinct targets; at most ${limits.max_recipients} per request.`,
-      { field: 'to_agent_ids', limit: limits.max_recipients },
+      `${count} distinct targets; at most ${limits.max_recipients} per request.`,
+      {
+        field: 'to_agent_ids',
+        limit: limits.max_recipients,
+      },
     );
   }
+}
+
+async function sendToTargets(
+  { env, c, agent, requestId }: Parameters<Handler<typeof sendDirect>>[0],
+  limits: Limits,
+  request: z.infer<typeof SendDirectBody>,
+  file: StagedFile | null,
+) {
+  validateContent(request.body, file !== null, limits.max_body_code_points);
+  checkRecipients(request.to_agent_ids, limits);
+  const targets = collapseTargets(request.to_agent_ids);
 
   const others = targets.filter((t) => t !== agent.agent_id);
   const found = await registry(env).getAgents(others);
@@ -55,8 +84,10 @@ export const sendDirectHandler: Handler<typeof sendDirect> = async ({ env, input
           channel_id: channelId,
           sender_id: agent.agent_id,
           recipient_id: target,
-          content: { body: request.body, attachment },
+          content: { body: request.body, attachment: null },
           max_messages: limits.max_messages_per_channel,
+          max_files: limits.max_files_per_channel,
+          ...(file && { file }),
         });
         return {
           target_agent_id: target,
@@ -73,4 +104,4 @@ export const sendDirectHandler: Handler<typeof sendDirect> = async ({ env, input
   );
   calls.report(c);
   return { request_id: requestId, results };
-};
+}

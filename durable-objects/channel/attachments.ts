@@ -1,0 +1,156 @@
+/**
+ * The ChannelDO's side of attachments and retention: copying a staged upload into this channel's
+ * own object before the message commits, carrying out deletion jobs after a transaction revoked
+ * access, reporting failures to the retention object, sweeping copies whose request died, and
+ * registering the channel in the retention catalog once. The ChannelDO delegates to it, so the
+ * object stays a thin shell over the store.
+ */
+
+import { ApiError } from '../../worker/contract/errors.js';
+import type { MessageContent } from '../../worker/domain/content.js';
+import { channelKindOf } from '../../worker/domain/ids.js';
+import type { Env } from '../../worker/env.js';
+import { fileObjectKey, newFileId } from '../../worker/files/file-id.js';
+import { retention } from '../../worker/files/retention.js';
+import { randomToken } from '../../worker/lib/crypto.js';
+import type { StagedFile } from '../../worker/uploads/request.js';
+import type { RetentionLimits } from '../retention/retention-do.js';
+import type { DeletionStats } from '../shared/deletion-jobs.js';
+import type { StoredFileRef } from './files.js';
+import type { ChannelStore, SendOutcome } from './store.js';
+
+/** How soon a failed catalog registration is tried again. */
+const CATALOG_RETRY_MS = 5_000;
+
+export type PreparedSend =
+  | { duplicate: SendOutcome; content?: undefined; file?: undefined }
+  | { duplicate?: undefined; content: MessageContent; file?: StoredFileRef };
+
+export class ChannelAttachments {
+  constructor(
+    private readonly ctx: DurableObjectState,
+    private readonly env: Env,
+    private readonly store: ChannelStore,
+    private readonly now: () => number,
+  ) {}
+
+  /**
+   * Makes this message's own copy of a staged upload, under a pending-copy row, so a crash before
+   * the insert commits leaves an object the alarm deletes, never a message without its file. A
+   * duplicate (same body and file as the sender's latest retained message) is answered without
+   * a copy. Without a file, the content passes through.
+   */
+  async prepare(
+    channelId: string,
+    senderId: string,
+    body: string,
+    staged: StagedFile | undefined,
+  ): Promise<PreparedSend> {
+    if (!staged) return { content: { body, attachment: null } };
+    const content: MessageContent = {
+      body,
+      attachment: {
+        file_id: newFileId(channelId),
+        filename: staged.filename,
+        media_type: staged.media_type,
+        size: staged.size,
+        sha256: staged.sha256,
+      },
+    };
+    const duplicate = this.store.duplicateOf(senderId, content);
+    if (duplicate) return { duplicate: { status: 'duplicate', ...duplicate } };
+    const objectKey = fileObjectKey(channelId, randomToken(24));
+    this.store.files.beginCopy(objectKey, this.now());
+    await this.scheduleMaintenance();
+    try {
+      const source = await this.env.FILES.get(staged.key);
+      if (!source) throw new Error('the staged upload is gone');
+      if (source.size !== staged.size) throw new Error('the staged upload changed size');
+      await this.env.FILES.put(objectKey, source.body);
+    } catch (error) {
+      this.store.files.abandonCopy(null, objectKey, this.now());
+      await this.runDeletions();
+      throw new ApiError('unavailable', `The file could not be stored: ${String(error)}`);
+    }
+    return { content, file: { fileId: content.attachment!.file_id, objectKey, size: staged.size } };
+  }
+
+  /** After any write transaction: deletions it recorded are carried out, the catalog learns a new channel. */
+  async afterWrite(sent: boolean): Promise<void> {
+    if (this.store.files.hasWork()) await this.runDeletions();
+    if (sent) await this.registerInCatalog();
+  }
+
+  /**
+   * Runs the due deletion jobs. Jobs left over (R2 failing) are reported to the retention object,
+   * which watches the channel until they are done, and the alarm retries them with backoff.
+   */
+  async runDeletions(): Promise<DeletionStats> {
+    const stats = await this.store.files.queue.run(this.env.FILES, this.now);
+    if (stats.pending > 0) {
+      await this.scheduleMaintenance();
+      const channelId = this.store.channelId();
+      if (channelId) {
+        await retention(this.env)
+          .reportChannelHealth(channelId, stats)
+          .catch((error: unknown) => {
+            // The retention object polls channels it knows about; this one it will learn of on the next failure.
+            console.error('deletion health report failed', channelId, String(error));
+          });
+      }
+    }
+    return stats;
+  }
+
+  /** Retroactive cleanup (asked by the retention object): the limits apply, the deletions follow. */
+  async enforceLimits(limits: RetentionLimits): Promise<DeletionStats> {
+    this.store.enforceLimits(
+      {
+        maxMessages: limits.max_messages_per_channel,
+        maxFiles: limits.max_files_per_channel,
+        maxBodyCodePoints: limits.max_body_code_points,
+        maxFileBytes: limits.max_file_bytes,
+      },
+      this.now(),
+    );
+    this.store.files.sweepStaleCopies(this.now());
+    return this.runDeletions();
+  }
+
+  /** The alarm's share: stale copies become jobs, due jobs run, a missed catalog registration is retried. */
+  async maintenance(): Promise<DeletionStats> {
+    this.store.files.sweepStaleCopies(this.now());
+    const stats = await this.runDeletions();
+    if (this.store.channelId() !== null) await this.registerInCatalog();
+    await this.scheduleMaintenance();
+    return stats;
+  }
+
+  /** Once per channel: the retention catalog is how retroactive cleanup finds every channel. */
+  private async registerInCatalog(): Promise<void> {
+    if (this.store.files.isCataloged()) return;
+    const channelId = this.store.channelId();
+    const kind = channelId ? channelKindOf(channelId) : null;
+    if (!channelId || !kind) return;
+    try {
+      await retention(this.env).registerChannels([{ channel_id: channelId, kind, created_at: this.now() }]);
+      this.store.files.markCataloged(this.now());
+    } catch (error) {
+      console.error('retention catalog registration failed', channelId, String(error));
+      await this.setAlarmNoLaterThan(Date.now() + CATALOG_RETRY_MS);
+    }
+  }
+
+  /** Keeps an alarm set for the next deletion retry or stale-copy sweep. */
+  private async scheduleMaintenance(): Promise<void> {
+    const due = this.store.files.nextMaintenanceAt();
+    if (due !== null) await this.setAlarmNoLaterThan(due);
+  }
+
+  private async setAlarmNoLaterThan(at: number): Promise<void> {
+    // Alarms use the real clock; the test clock offset only shifts what "now" means inside.
+    const real = Math.max(at - (this.now() - Date.now()), Date.now() + 10);
+    const current = await this.ctx.storage.getAlarm();
+    if (current === null || current > real) await this.ctx.storage.setAlarm(real);
+  }
+}

@@ -1,0 +1,62 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { contentDisposition, displayFilename } from '../../worker/uploads/disposition.js';
+
+/** What a client reads: the RFC 8187 `filename*` value, decoded. */
+function filenameFromDisposition(header: string): string {
+  const ext = /filename\*=UTF-8''([^;]+)/.exec(header);
+  if (!ext) throw new Error(`no filename* in ${header}`);
+  return decodeURIComponent(ext[1]!);
+}
+
+/** A header value a Fetch implementation accepts: no CR, LF or NUL, and only Latin-1 code units. */
+function headerSafe(value: string): boolean {
+  return !/[\r\n\0]/.test(value) && [...value].every((ch) => ch.charCodeAt(0) <= 0xff);
+}
+
+describe('Content-Disposition for stored file names', () => {
+  it('keeps path-like names as harmless display names', () => {
+    const header = contentDisposition('../../etc/passwd');
+    expect(header).toBe(`attachment; filename=".._.._etc_passwd"; filename*=UTF-8''.._.._etc_passwd`);
+    expect(displayFilename('C:\\Windows\\system.ini')).toBe('C:_Windows_system.ini');
+  });
+
+  it('cannot be broken out of with quotes, CR/LF or parameters', () => {
+    const header = contentDisposition('a"; filename="evil.html\r\nSet-Cookie: x=1\r\n\r\n<script>');
+    expect(headerSafe(header)).toBe(true);
+    expect(header.startsWith('attachment; filename="a_; filename=_evil.html__Set-Cookie: x=1____<script>"; ')).toBe(
+      true,
+    );
+    // Exactly two parameters: the quoted fallback has no inner quote, the extended value no ';' or space.
+    expect(header.match(/"/g)).toHaveLength(2);
+    const ext = header.slice(header.indexOf("filename*=UTF-8''") + "filename*=UTF-8''".length);
+    expect(ext).toMatch(/^[A-Za-z0-9!#$&+\-.^_`|~%]+$/);
+  });
+
+  it('encodes non-ASCII names in filename* with an ASCII fallback', () => {
+    const header = contentDisposition('résumé €.pdf');
+    expect(header).toBe(`attachment; filename="r_sum_ _.pdf"; filename*=UTF-8''r%C3%A9sum%C3%A9%20%E2%82%AC.pdf`);
+    expect(filenameFromDisposition(header)).toBe('résumé €.pdf');
+    expect(filenameFromDisposition(contentDisposition('😀 % 100%.txt'))).toBe('😀 % 100%.txt');
+  });
+
+  it('names an empty or blank file "file"', () => {
+    expect(contentDisposition('')).toBe(`attachment; filename="file"; filename*=UTF-8''file`);
+    expect(displayFilename('   ')).toBe('file');
+  });
+
+  it('is always a safe header and round-trips the display name (property)', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'grapheme', maxLength: 80 }), (name) => {
+        const header = contentDisposition(name);
+        expect(headerSafe(header)).toBe(true);
+        expect(filenameFromDisposition(header)).toBe(displayFilename(name));
+        const display = displayFilename(name);
+        expect([...display].some((ch) => ch === '/' || ch === '\\' || ch.charCodeAt(0) < 0x20 || ch === '\x7f')).toBe(
+          false,
+        );
+      }),
+      { numRuns: 500 },
+    );
+  });
+});

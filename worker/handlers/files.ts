@@ -1,0 +1,58 @@
+import { ApiError } from '../contract/errors.js';
+import type * as ops from '../contract/operations/files.js';
+import type { Env } from '../env.js';
+import { channelOfFileId } from '../files/file-id.js';
+import { decodeCursor, encodeCursor, pageSize } from '../lib/cursor.js';
+import { currentSettings } from '../lib/settings-cache.js';
+import { contentDisposition } from '../uploads/disposition.js';
+import type { Handler } from './types.js';
+
+function channel(env: Env, channelId: string) {
+  return env.CHANNEL.get(env.CHANNEL.idFromName(channelId));
+}
+
+const notFound = (what: string) => new ApiError('not_found', `No such ${what}.`);
+
+export const listChannelFilesHandler: Handler<typeof ops.listChannelFiles> = async ({ env, input, agent }) => {
+  const { limits } = await currentSettings(env);
+  const { cursor, limit, order } = input.query;
+  const after = decodeCursor(cursor);
+  const afterSeq = after === null ? null : Number(after[0]);
+  if (afterSeq !== null && !Number.isInteger(afterSeq)) {
+    throw new ApiError('validation_failed', 'The cursor is not one this server issued.', { field: 'cursor' });
+  }
+  const page = await channel(env, input.params.channel_id).listFiles(
+    agent.agent_id,
+    afterSeq,
+    pageSize(limit, limits.max_page_size),
+    order ?? 'asc',
+  );
+  if (!page) throw notFound('channel');
+  return { files: page.files, next_cursor: page.next_seq === null ? null : encodeCursor([page.next_seq]) };
+};
+
+/**
+ * Every download asks the channel: the caller must be an active participant now (a member who
+ * left, or an agent never in the channel, gets not_found, as for a file that does not exist).
+ * The bytes stream from R2; the answer never lets a browser sniff or render them inline.
+ */
+export const downloadFileHandler: Handler<typeof ops.downloadFile> = async ({ env, input, agent }) => {
+  const channelId = channelOfFileId(input.params.file_id);
+  if (!channelId) throw notFound('file');
+  const stored = await channel(env, channelId).fileForDownload(agent.agent_id, input.params.file_id);
+  if (!stored) throw notFound('file');
+  const object = await env.FILES.get(stored.key);
+  // Deleted between the check and the read (retention): as gone as if the check had seen it.
+  if (!object) throw notFound('file');
+  return new Response(object.body, {
+    status: 200,
+    headers: {
+      'content-type': stored.media_type,
+      'content-length': String(object.size),
+      'content-disposition': contentDisposition(stored.filename),
+      'x-content-type-options': 'nosniff',
+      'cache-control': 'private, no-store',
+      'content-security-policy': "default-src 'none'; sandbox",
+    },
+  });
+};

@@ -1,0 +1,108 @@
+/**
+ * Writes an upload of unknown length to one R2 object while it arrives, counting and hashing it.
+ *
+ * R2's `put` needs a body of known length (workerd refuses other streams, Miniflare too), and a
+ * file part's length is not known until its closing boundary. So bytes are gathered into parts of
+ * PART_BYTES: a file that ends within the first part is written with one `put`; a larger one
+ * becomes an R2 multipart upload of equal-sized parts (R2 wants all but the last part the same
+ * size, at least 5 MiB). Memory per upload is bounded by one part. The size limit is checked on
+ * every chunk, so an oversized upload stops at the first byte over the limit, whatever
+ * Content-Length claimed. SHA-256 is computed incrementally by workerd's `crypto.DigestStream`.
+ */
+import { ApiError } from '../contract/errors.js';
+import { hex } from '../lib/crypto.js';
+
+/** R2's minimum part size; every part but the last has exactly this size. */
+export const PART_BYTES = 5 * 1024 * 1024;
+
+export interface StagedObject {
+  size: number;
+  sha256: string;
+}
+
+export interface StagingHooks {
+  /** Called with the multipart upload ID before the first part is written, so a crash can abort it. */
+  onMultipartStarted(uploadId: string): Promise<void>;
+}
+
+export class StagingWriter {
+  private readonly digest = new crypto.DigestStream('SHA-256');
+  private readonly digestWriter = this.digest.getWriter();
+  private buffer: Uint8Array | null = null;
+  private fill = 0;
+  private size = 0;
+  private upload: R2MultipartUpload | null = null;
+  private readonly parts: R2UploadedPart[] = [];
+  private closed = false;
+
+  constructor(
+    private readonly bucket: R2Bucket,
+    readonly key: string,
+    private readonly maxBytes: number,
+    private readonly hooks: StagingHooks,
+  ) {
+    // An aborted upload rejects the digest; that outcome is expected, not an unhandled error.
+    this.digest.digest.catch(() => {});
+  }
+
+  /** Appends bytes; throws `file_too_large` as soon as the total passes the limit. */
+  async write(bytes: Uint8Array): Promise<void> {
+    if (this.closed) throw new Error('staging writer is closed');
+    if (bytes.length === 0) return;
+    this.size += bytes.length;
+    if (this.size > this.maxBytes) {
+      throw new ApiError('file_too_large', `The file is larger than ${this.maxBytes} bytes.`, {
+        field: 'file',
+        limit: this.maxBytes,
+      });
+    }
+    await this.digestWriter.write(bytes);
+    let at = 0;
+    while (at < bytes.length) {
+      this.buffer ??= new Uint8Array(PART_BYTES);
+      const take = Math.min(bytes.length - at, PART_BYTES - this.fill);
+      this.buffer.set(bytes.subarray(at, at + take), this.fill);
+      this.fill += take;
+      at += take;
+      if (this.fill === PART_BYTES) await this.flushPart();
+    }
+  }
+
+  /** Completes the object; answers its size and SHA-256 (hex). */
+  async finish(): Promise<StagedObject> {
+    if (this.closed) throw new Error('staging writer is closed');
+    this.closed = true;
+    await this.digestWriter.close();
+    const sha256 = hex(await this.digest.digest);
+    const rest = this.buffer ? this.buffer.subarray(0, this.fill) : new Uint8Array(0);
+    if (this.upload) {
+      if (rest.length > 0) this.parts.push(await this.upload.uploadPart(this.parts.length + 1, rest));
+      await this.upload.complete(this.parts);
+    } else {
+      await this.bucket.put(this.key, rest);
+    }
+    this.buffer = null;
+    return { size: this.size, sha256 };
+  }
+
+  /**
+   * Best-effort removal of what was written (the caller's lease also covers it, so a failure here
+   * only delays the sweep). Safe to call in any state.
+   */
+  async abort(): Promise<void> {
+    this.closed = true;
+    this.buffer = null;
+    await this.digestWriter.abort().catch(() => {});
+    if (this.upload) await this.upload.abort().catch(() => {});
+    await this.bucket.delete(this.key).catch(() => {});
+  }
+
+  private async flushPart(): Promise<void> {
+    if (!this.upload) {
+      this.upload = await this.bucket.createMultipartUpload(this.key);
+      await this.hooks.onMultipartStarted(this.upload.uploadId);
+    }
+    this.parts.push(await this.upload.uploadPart(this.parts.length + 1, this.buffer!));
+    this.fill = 0;
+  }
+}
