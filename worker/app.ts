@@ -12,6 +12,7 @@ import type { ErrorBody } from './contract/models.js';
 import type { OperationDef } from './contract/registry.js';
 import { handlers } from './handlers/index.js';
 import type { AppEnv, Handler } from './handlers/types.js';
+import { drainBody } from './lib/json-body.js';
 import { currentSettings } from './lib/settings-cache.js';
 import { requireAdmin, requireAgent } from './middleware/auth.js';
 import { jsonBody } from './middleware/json-body.js';
@@ -27,6 +28,8 @@ function zodIssueField(error: z.ZodError): { field?: string; message: string } {
 }
 
 async function errorResponse(c: Context<AppEnv>, error: ApiError): Promise<Response> {
+  const unread = c.req.raw.body;
+  if (unread && !unread.locked) await drainBody(unread.getReader()).catch(() => {});
   let revision = 0;
   try {
     revision = (await currentSettings(c.env)).revision;
@@ -98,7 +101,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
     const status = op.status ?? 200;
     // The registry is data, so routes are registered in bulk; the per-operation types live in
     // HandlerMap, which the type checker holds every handler to.
-    app.openapi(routeFor(op, middlewareFor(op) as MiddlewareHandler[]), (async (c: Context<AppEnv>) => {
+    app.openapi(routeFor(op, middlewareFor(op) as MiddlewareHandler[], true), (async (c: Context<AppEnv>) => {
       const valid = c.req as unknown as { valid(target: string): unknown };
       const input = {
         params: op.params ? valid.valid('param') : undefined,

@@ -22,8 +22,12 @@ export const OPENAPI_INFO = {
   },
 };
 
-/** The `@hono/zod-openapi` route of an operation; the app adds its middleware. */
-export function routeFor(op: OperationDef, middleware: MiddlewareHandler[] = []) {
+/**
+ * The `@hono/zod-openapi` route of an operation; the app adds its middleware. `serving` marks the
+ * route the app registers: there an upload operation's JSON validator runs only on JSON requests,
+ * because a multipart request carries its JSON in the `metadata` part, which the handler reads.
+ */
+export function routeFor(op: OperationDef, middleware: MiddlewareHandler[] = [], serving = false) {
   const content: Record<string, { schema: z.ZodType | object }> = {};
   if (op.body) content['application/json'] = { schema: op.body };
   if (op.upload) {
@@ -52,7 +56,7 @@ export function routeFor(op: OperationDef, middleware: MiddlewareHandler[] = [])
     request: {
       ...(op.params && { params: op.params }),
       ...(op.query && { query: op.query }),
-      ...(Object.keys(content).length > 0 && { body: { content, required: true } }),
+      ...(Object.keys(content).length > 0 && { body: { content, required: !(serving && op.upload) } }),
     },
     responses: {
       [status]: op.response

@@ -40,6 +40,8 @@ const ROUTES = {
   adminListGroups: ['get', '/admin/groups'],
   reassignGroupOwner: ['post', '/admin/groups/{group_id}/owner'],
   dissolveGroup: ['delete', '/admin/groups/{group_id}'],
+  listAdminChannels: ['get', '/admin/channels'],
+  listAdminChannelMessages: ['get', '/admin/channels/{channel_id}/messages'],
 } as const satisfies { [K in OperationId]?: Route<K> };
 
 export type ConsoleOperation = keyof typeof ROUTES;
@@ -130,6 +132,8 @@ export async function call<K extends ConsoleOperation>(id: K, options: CallOptio
 export type Host = ResponseOf<'listHosts'>['hosts'][number];
 export type Agent = ResponseOf<'listAgents'>['agents'][number];
 export type AdminGroup = ResponseOf<'adminListGroups'>['groups'][number];
+export type AdminChannel = ResponseOf<'listAdminChannels'>['channels'][number];
+export type AdminMessage = ResponseOf<'listAdminChannelMessages'>['messages'][number];
 
 /** Pages through a whole admin list (hosts and agents are few enough for the console to hold). */
 async function collect<T>(page: (cursor: string | undefined) => Promise<{ items: T[]; next: string | null }>) {

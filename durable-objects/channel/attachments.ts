@@ -8,7 +8,6 @@
 
 import { ApiError } from '../../worker/contract/errors.js';
 import type { MessageContent } from '../../worker/domain/content.js';
-import { channelKindOf } from '../../worker/domain/ids.js';
 import type { Env } from '../../worker/env.js';
 import { fileObjectKey, newFileId } from '../../worker/files/file-id.js';
 import { retention } from '../../worker/files/retention.js';
@@ -16,23 +15,31 @@ import { randomToken } from '../../worker/lib/crypto.js';
 import type { StagedFile } from '../../worker/uploads/request.js';
 import type { RetentionLimits } from '../retention/retention-do.js';
 import type { DeletionStats } from '../shared/deletion-jobs.js';
+import { ChannelCatalogReport } from './catalog-report.js';
 import type { StoredFileRef } from './files.js';
-import type { ChannelStore, SendOutcome } from './store.js';
+import type { ChannelStore, Db, SendOutcome } from './store.js';
 
-/** How soon a failed catalog registration is tried again. */
+/** How soon a failed catalog report is tried again. */
 const CATALOG_RETRY_MS = 5_000;
+/** Figures changed by a cleanup run reach the catalog this soon (coalesced, like after sends). */
+const CATALOG_SYNC_DELAY_MS = 30_000;
 
 export type PreparedSend =
   | { duplicate: SendOutcome; content?: undefined; file?: undefined }
   | { duplicate?: undefined; content: MessageContent; file?: StoredFileRef };
 
 export class ChannelAttachments {
+  private readonly catalog: ChannelCatalogReport;
+
   constructor(
     private readonly ctx: DurableObjectState,
     private readonly env: Env,
     private readonly store: ChannelStore,
     private readonly now: () => number,
-  ) {}
+    db: Db,
+  ) {
+    this.catalog = new ChannelCatalogReport(db);
+  }
 
   /**
    * Makes this message's own copy of a staged upload, under a pending-copy row, so a crash before
@@ -75,10 +82,14 @@ export class ChannelAttachments {
     return { content, file: { fileId: content.attachment!.file_id, objectKey, size: staged.size } };
   }
 
-  /** After any write transaction: deletions it recorded are carried out, the catalog learns a new channel. */
+  /**
+   * After any write transaction: deletions it recorded are carried out, the catalog learns a new
+   * channel at once. Later figures reach it from the alarm (every send arms one), so ordinary
+   * messages never wait for the catalog.
+   */
   async afterWrite(sent: boolean): Promise<void> {
     if (this.store.files.hasWork()) await this.runDeletions();
-    if (sent) await this.registerInCatalog();
+    if (sent && !this.store.files.isCataloged()) await this.syncCatalog();
   }
 
   /**
@@ -117,28 +128,36 @@ export class ChannelAttachments {
     return this.runDeletions();
   }
 
-  /** The alarm's share: stale copies become jobs, due jobs run, a missed catalog registration is retried. */
+  /** The alarm's share: stale copies become jobs, due jobs run, the catalog gets the latest figures. */
   async maintenance(): Promise<DeletionStats> {
     this.store.files.sweepStaleCopies(this.now());
     const stats = await this.runDeletions();
-    if (this.store.channelId() !== null) await this.registerInCatalog();
+    await this.syncCatalog();
     await this.scheduleMaintenance();
     return stats;
   }
 
-  /** Once per channel: the retention catalog is how retroactive cleanup finds every channel. */
-  private async registerInCatalog(): Promise<void> {
-    if (this.store.files.isCataloged()) return;
-    const channelId = this.store.channelId();
-    const kind = channelId ? channelKindOf(channelId) : null;
-    if (!channelId || !kind) return;
+  /**
+   * Brings the retention catalog up to date with this channel (catalog-report.ts): the catalog is
+   * how retroactive cleanup and the administrators' list find every channel, and where the
+   * overview's totals come from. A failure is retried by alarm.
+   */
+  async syncCatalog(): Promise<void> {
+    const report = this.catalog.due();
+    if (!report) return;
     try {
-      await retention(this.env).registerChannels([{ channel_id: channelId, kind, created_at: this.now() }]);
+      await retention(this.env).reportChannel(report);
+      this.catalog.confirmed(report);
       this.store.files.markCataloged(this.now());
     } catch (error) {
-      console.error('retention catalog registration failed', channelId, String(error));
+      console.error('retention catalog report failed', report.channel_id, String(error));
       await this.setAlarmNoLaterThan(Date.now() + CATALOG_RETRY_MS);
     }
+  }
+
+  /** The figures changed outside a send (retroactive cleanup): the catalog hears of it by alarm. */
+  async scheduleCatalogSync(): Promise<void> {
+    await this.setAlarmNoLaterThan(Date.now() + CATALOG_SYNC_DELAY_MS);
   }
 
   /** Keeps an alarm set for the next deletion retry or stale-copy sweep. */

@@ -2,6 +2,7 @@ import { DurableObject } from 'cloudflare:workers';
 import { sql } from 'drizzle-orm';
 import migrations from '../../migrations/channel/migrations.js';
 import { ApiError } from '../../worker/contract/errors.js';
+import type { AdminChannelFilter, ChannelAdminSummary } from '../../worker/domain/admin-channels.js';
 import type { ClaimOrder } from '../../worker/domain/claim-plan.js';
 import type { MessageContent } from '../../worker/domain/content.js';
 import type { GroupView, InvitationOutcome, Relation } from '../../worker/domain/groups.js';
@@ -48,7 +49,7 @@ export class ChannelDO extends DurableObject<Env> {
     const db = openDatabase(ctx, schema, migrations);
     this.store = new ChannelStore(db);
     this.groups = new GroupMembership(db);
-    this.attachments = new ChannelAttachments(ctx, env, this.store, () => this.now());
+    this.attachments = new ChannelAttachments(ctx, env, this.store, () => this.now(), db);
     // An outbox left by a crash between commit and delivery is picked up as soon as we wake.
     void ctx.blockConcurrencyWhile(async () => {
       if (this.store.hasOutbox() || this.groups.catalogSnapshot()) {
@@ -247,6 +248,8 @@ export class ChannelDO extends DurableObject<Env> {
     this.groups.dissolve(groupId, (tx) => this.store.purgeMessages(tx, sql`1 = 1`, now));
     await this.afterMembershipChange();
     await this.attachments.afterWrite(false);
+    // The catalog drops the group from the administrators' list and the overview's totals at once.
+    await this.attachments.syncCatalog();
   }
 
   // Files and retention (attachments.ts; files.ts holds the rows)
@@ -271,7 +274,22 @@ export class ChannelDO extends DurableObject<Env> {
 
   /** Retroactive cleanup: brings this channel within `limits`; answers its deletion jobs' state. */
   async enforceLimits(limits: RetentionLimits): Promise<DeletionStats> {
-    return this.attachments.enforceLimits(limits);
+    const stats = await this.attachments.enforceLimits(limits);
+    // Not reported from here: the caller is the retention object itself, busy with this run.
+    await this.attachments.scheduleCatalogSync();
+    return stats;
+  }
+
+  // Administrators (REQ-54): read-only, whoever takes part; nothing is claimed or marked read.
+
+  /** The channel's summary for the administrators' list, and whether it passes `filter`; null: no channel. */
+  async adminSummary(filter: AdminChannelFilter): Promise<ChannelAdminSummary | null> {
+    return this.store.adminSummary(filter);
+  }
+
+  /** A page of retained messages without the membership check; null: no channel. */
+  async adminHistory(afterSeq: number | null, limit: number, order: 'asc' | 'desc'): Promise<HistoryPage | null> {
+    return this.store.adminHistory(afterSeq, limit, order);
   }
 
   /** Asked by the retention object while this channel has unfinished deletions. */

@@ -1,6 +1,7 @@
 import { index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 import type { AttachmentRecord } from '../../worker/domain/content.js';
 import type { DeliveryState } from '../../worker/domain/deliveries.js';
+import type { ChannelStats } from '../retention/retention-do.js';
 import { deletionJobsTable } from '../shared/deletion-jobs.js';
 
 /** The channel itself: one row, created by the first message (private) or by the group's creation. */
@@ -130,6 +131,17 @@ export const pendingObjects = sqliteTable('pending_objects', {
 
 /** R2 deletions owed by this channel (durable-objects/shared/deletion-jobs.ts). */
 export const deletionJobs = deletionJobsTable();
+
+/**
+ * The figures this channel last reported to the retention catalog (catalog-report.ts): `version`
+ * is bumped for every report sent, `confirmed_version` and `confirmed` are what the catalog took.
+ */
+export const catalogReport = sqliteTable('catalog_report', {
+  id: integer('id').primaryKey(),
+  version: integer('version').notNull().default(0),
+  confirmedVersion: integer('confirmed_version').notNull().default(0),
+  confirmed: text('confirmed', { mode: 'json' }).$type<ChannelStats | null>(),
+});
 
 /** One row once the retention catalog knows this channel (so it registers once, retried by alarm). */
 export const retentionCatalog = sqliteTable('retention_catalog', {

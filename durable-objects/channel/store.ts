@@ -5,8 +5,14 @@
  * dedup comparison from its insert, a claim's selection from its lease, or an ACK's check from its
  * write, so concurrent requests to the channel cannot interleave inside them.
  */
-import { and, asc, desc, eq, gt, inArray, lt, lte, ne, or, type SQL, sql } from 'drizzle-orm';
+import { and, asc, count, desc, eq, gt, inArray, lt, lte, ne, or, type SQL, sql } from 'drizzle-orm';
 import type { DrizzleSqliteDODatabase } from 'drizzle-orm/durable-sqlite';
+import {
+  type AdminChannelFilter,
+  type ChannelAdminSummary,
+  contentSearchPlan,
+  matchesIdentity,
+} from '../../worker/domain/admin-channels.js';
 import type { ClaimOrder } from '../../worker/domain/claim-plan.js';
 import { codePointLength, type MessageContent, sameContent } from '../../worker/domain/content.js';
 import {
@@ -455,7 +461,10 @@ export class ChannelStore {
   /** A page of retained messages by seq; null when the agent is not an active participant. */
   history(agentId: string, afterSeq: number | null, limit: number, order: 'asc' | 'desc'): HistoryPage | null {
     if (!this.isActive(agentId)) return null;
-    const channelId = this.channelRow(this.db)?.channelId ?? '';
+    return this.historyPage(this.channelRow(this.db)?.channelId ?? '', afterSeq, limit, order);
+  }
+
+  private historyPage(channelId: string, afterSeq: number | null, limit: number, order: 'asc' | 'desc'): HistoryPage {
     const rows = this.db
       .select()
       .from(messages)
@@ -468,6 +477,69 @@ export class ChannelStore {
       messages: page.map((m) => messageView(channelId, m)),
       next_seq: rows.length > limit ? (page.at(-1)?.seq ?? null) : null,
     };
+  }
+
+  // Administrators (REQ-54): read-only, whoever takes part; never a claim, never a read mark.
+
+  /** History as an agent reads it, without the membership check; null when there is no channel. */
+  adminHistory(afterSeq: number | null, limit: number, order: 'asc' | 'desc'): HistoryPage | null {
+    const row = this.channelRow(this.db);
+    return row ? this.historyPage(row.channelId, afterSeq, limit, order) : null;
+  }
+
+  /**
+   * The channel as an administrator's list shows it, and whether it passes `filter`: the identity
+   * filters first (cheap), then, only if they pass, the content search. Null: no channel here.
+   */
+  adminSummary(filter: AdminChannelFilter): ChannelAdminSummary | null {
+    const row = this.channelRow(this.db);
+    if (!row) return null;
+    const people = this.db
+      .select()
+      .from(participants)
+      .orderBy(asc(participants.since), asc(participants.agentId))
+      .all()
+      .map((p) => ({ agent_id: p.agentId, state: p.state, role: p.role }));
+    const summary: ChannelAdminSummary = {
+      channel_id: row.channelId,
+      kind: row.kind,
+      name: row.name,
+      status: row.status,
+      created_at: row.createdAt,
+      participants: people,
+      message_count: this.db.select({ n: count() }).from(messages).get()?.n ?? 0,
+      file_count: this.db.select({ n: count() }).from(schema.files).get()?.n ?? 0,
+      last_message_at: row.lastSeq > 0 ? row.lastCreatedAt : null,
+      matches: false,
+    };
+    if (!matchesIdentity(row.kind, people, filter)) return summary;
+    if (filter.q === undefined) return { ...summary, matches: true };
+    const matching = this.countContaining(filter.q);
+    return { ...summary, matching_messages: matching, matches: matching > 0 };
+  }
+
+  /** Retained messages whose body contains `needle`, ignoring case (contentSearchPlan says how). */
+  countContaining(needle: string): number {
+    const plan = contentSearchPlan(needle);
+    const narrow =
+      plan.sqlNeedle === null ? undefined : sql`instr(lower(${messages.body}), lower(${plan.sqlNeedle})) > 0`;
+    if (!plan.check) return this.db.select({ n: count() }).from(messages).where(narrow).get()?.n ?? 0;
+    // Bodies SQL cannot decide are read in pages, so a channel of long bodies never sits in memory.
+    let matching = 0;
+    let after = 0;
+    for (;;) {
+      const page = this.db
+        .select({ seq: messages.seq, body: messages.body })
+        .from(messages)
+        .where(and(gt(messages.seq, after), narrow))
+        .orderBy(asc(messages.seq))
+        .limit(100)
+        .all();
+      for (const m of page) if (plan.check(m.body)) matching++;
+      const last = page.at(-1);
+      if (!last) return matching;
+      after = last.seq;
+    }
   }
 
   // Files

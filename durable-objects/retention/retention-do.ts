@@ -50,6 +50,26 @@ export interface CatalogEntry {
   created_at: number;
 }
 
+/** A channel's figures in the catalog (times in ms). */
+export interface ChannelStats {
+  status: 'active' | 'dissolved';
+  message_count: number;
+  file_count: number;
+  last_message_at: number | null;
+}
+
+/** What a channel reports about itself; `version` only moves forward per channel. */
+export interface ChannelReport extends CatalogEntry, ChannelStats {
+  version: number;
+}
+
+export interface CatalogTotals {
+  private_channels: number;
+  group_channels: number;
+  messages: number;
+  files: number;
+}
+
 const { uploadLeases, deletionJobs, channels, channelHealth, cleanupState } = schema;
 
 /**
@@ -210,6 +230,76 @@ export class RetentionDO extends DurableObject<Env> {
       .run();
   }
 
+  /**
+   * A channel's latest figures (and its registration, the first time). A report older than the
+   * one stored (a lower version, delivered late) changes nothing.
+   */
+  async reportChannel(report: ChannelReport): Promise<void> {
+    const figures = {
+      status: report.status,
+      messageCount: report.message_count,
+      fileCount: report.file_count,
+      lastMessageAt: report.last_message_at,
+      version: report.version,
+    };
+    this.db
+      .insert(channels)
+      .values({ channelId: report.channel_id, kind: report.kind, createdAt: report.created_at, ...figures })
+      .onConflictDoUpdate({
+        target: channels.channelId,
+        set: figures,
+        setWhere: sql`excluded.version > ${channels.version}`,
+      })
+      .run();
+  }
+
+  /**
+   * The administrators' channel list: a page of the catalog, newest channel first, without the
+   * groups known to be dissolved. `before` is the previous page's last `n`.
+   */
+  async adminCatalogPage(input: {
+    before: number | null;
+    kind?: 'private' | 'group';
+    limit: number;
+  }): Promise<{ entries: { n: number; channel_id: string; kind: 'private' | 'group' }[]; more: boolean }> {
+    const rows = this.db
+      .select({ n: channels.n, channel_id: channels.channelId, kind: channels.kind })
+      .from(channels)
+      .where(
+        and(
+          eq(channels.status, 'active'),
+          input.before === null ? undefined : lt(channels.n, input.before),
+          input.kind ? eq(channels.kind, input.kind) : undefined,
+        ),
+      )
+      .orderBy(desc(channels.n))
+      .limit(input.limit + 1)
+      .all();
+    return { entries: rows.slice(0, input.limit), more: rows.length > input.limit };
+  }
+
+  /** The overview's channel figures: sums over the catalog, no channel is asked. */
+  async catalogTotals(): Promise<CatalogTotals> {
+    const rows = this.db
+      .select({
+        kind: channels.kind,
+        n: count(),
+        messages: sum(channels.messageCount),
+        files: sum(channels.fileCount),
+      })
+      .from(channels)
+      .where(eq(channels.status, 'active'))
+      .groupBy(channels.kind)
+      .all();
+    const of = (kind: 'private' | 'group') => rows.find((r) => r.kind === kind);
+    return {
+      private_channels: of('private')?.n ?? 0,
+      group_channels: of('group')?.n ?? 0,
+      messages: rows.reduce((total, r) => total + Number(r.messages ?? 0), 0),
+      files: rows.reduce((total, r) => total + Number(r.files ?? 0), 0),
+    };
+  }
+
   /** A page of the catalog in creation order; `after` is the previous page's `next`. */
   async listCatalog(after: number, limit: number): Promise<{ channels: CatalogEntry[]; next: number | null }> {
     const rows = this.db
@@ -223,35 +313,6 @@ export class RetentionDO extends DurableObject<Env> {
     return {
       channels: page.map((r) => ({ channel_id: r.channelId, kind: r.kind, created_at: r.createdAt })),
       next: rows.length > limit ? (page.at(-1)?.n ?? null) : null,
-    };
-  }
-
-  /**
-   * The administrators' channel list: newest first, entries before catalog position `before`
-   * (null: from the newest), optionally of one kind; `more` tells whether older entries remain.
-   */
-  async adminCatalogPage(input: {
-    before: number | null;
-    kind?: 'private' | 'group';
-    limit: number;
-  }): Promise<{ entries: (CatalogEntry & { n: number })[]; more: boolean }> {
-    const rows = this.db
-      .select()
-      .from(channels)
-      .where(
-        and(
-          input.before === null ? undefined : lt(channels.n, input.before),
-          input.kind ? eq(channels.kind, input.kind) : undefined,
-        ),
-      )
-      .orderBy(desc(channels.n))
-      .limit(input.limit + 1)
-      .all();
-    return {
-      entries: rows
-        .slice(0, input.limit)
-        .map((r) => ({ n: r.n, channel_id: r.channelId, kind: r.kind, created_at: r.createdAt })),
-      more: rows.length > input.limit,
     };
   }
 

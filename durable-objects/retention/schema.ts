@@ -20,14 +20,22 @@ export const uploadLeases = sqliteTable('upload_leases', {
 export const deletionJobs = deletionJobsTable();
 
 /**
- * The channel catalog: every channel that ever held a message, in creation order. The cleanup run
- * walks it by `n`, so it can resume after a restart and also reaches channels created meanwhile.
+ * The channel catalog: every private channel that ever held a message and every group, in
+ * creation order. The cleanup run walks it by `n`, so it can resume after a restart and also
+ * reaches channels created meanwhile; the administrators' channel list pages through it. Each
+ * channel reports its status and retained counts (durable-objects/channel/catalog-report.ts),
+ * versioned so a late report never replaces a newer one; the overview's totals are sums here.
  */
 export const channels = sqliteTable('channels', {
   n: integer('n').primaryKey({ autoIncrement: true }),
   channelId: text('channel_id').notNull().unique(),
   kind: text('kind').$type<'private' | 'group'>().notNull(),
   createdAt: integer('created_at').notNull(),
+  status: text('status').$type<'active' | 'dissolved'>().notNull().default('active'),
+  messageCount: integer('message_count').notNull().default(0),
+  fileCount: integer('file_count').notNull().default(0),
+  lastMessageAt: integer('last_message_at'),
+  version: integer('version').notNull().default(0),
 });
 
 /**

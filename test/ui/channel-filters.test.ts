@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { agentLabel, channelQuery } from '../../admin-ui/src/lib/channel-filters.js';
+import {
+  agentLabel,
+  channelQuery,
+  channelTitle,
+  EMPTY_FILTERS,
+  filtersFromSearch,
+  filtersToSearch,
+  MAX_PARTICIPANT_FILTER,
+  participantLabel,
+} from '../../admin-ui/src/lib/channel-filters.js';
 
 const A = 'agt_alice';
 const B = 'agt_bob';
@@ -68,5 +77,70 @@ describe('agent labels in channel summaries', () => {
     expect(agentLabel(A, agents)).toBe('Alice Liddell (alice)');
     expect(agentLabel(B, agents)).toBe('bob');
     expect(agentLabel(C, agents)).toBe(C);
+  });
+});
+
+describe('the Channels page address', () => {
+  it('round-trips the filters of each tab through the query string', () => {
+    const group = { tab: 'group' as const, participants: [B, C], owner: A, text: 'disk  full' };
+    expect(filtersFromSearch(filtersToSearch(group))).toEqual(group);
+    const dm = { tab: 'private' as const, participants: [A], owner: '', text: '' };
+    expect(filtersToSearch(dm)).toBe(`?tab=private&participant=${A}`);
+    expect(filtersFromSearch(filtersToSearch(dm))).toEqual(dm);
+  });
+
+  it('keeps the owner to groups and at most two participants to private channels', () => {
+    expect(filtersToSearch({ tab: 'private', participants: [], owner: A, text: '' })).toBe('?tab=private');
+    expect(filtersFromSearch(`?tab=private&owner=${A}&participant=${A},${B},${C}`)).toEqual({
+      tab: 'private',
+      participants: [A, B],
+      owner: '',
+      text: '',
+    });
+  });
+
+  it('falls back to no filter on anything it did not write', () => {
+    expect(filtersFromSearch('')).toEqual(EMPTY_FILTERS);
+    expect(filtersFromSearch('?tab=secret&participant=alice,,agt_x%20&owner=bob')).toEqual({
+      tab: 'private',
+      participants: ['agt_x'],
+      owner: '',
+      text: '',
+    });
+  });
+
+  it('keeps search text with its characters, searching for what was typed', () => {
+    const text = '50% & [x]_*?';
+    expect(filtersFromSearch(filtersToSearch({ ...EMPTY_FILTERS, text })).text).toBe(text);
+  });
+});
+
+describe('channel summaries in words', () => {
+  const alice = { agent_id: A, name: 'alice', display_name: 'Alice Liddell' };
+  const bob = { agent_id: B, name: 'bob', display_name: 'bob' };
+  const gone = { agent_id: C, name: null, display_name: null };
+
+  it('names participants by display name and name, or by ID when unknown', () => {
+    expect(participantLabel(alice)).toBe('Alice Liddell (alice)');
+    expect(participantLabel(bob)).toBe('bob');
+    expect(participantLabel(gone)).toBe(C);
+  });
+
+  it('titles a private channel by its two participants and a group by its name', () => {
+    expect(channelTitle({ channel_id: 'dm_x', kind: 'private', participants: [alice, bob] })).toBe(
+      'Alice Liddell (alice) ↔ bob',
+    );
+    expect(channelTitle({ channel_id: 'grp_x', kind: 'group', name: 'ops', participants: [alice] })).toBe('ops');
+    expect(channelTitle({ channel_id: 'grp_x', kind: 'group', name: '', participants: [] })).toBe('grp_x');
+  });
+});
+
+describe('the participant filter’s size', () => {
+  it('matches what GET /admin/channels accepts', async () => {
+    const { listAdminChannels } = await import('../../worker/contract/operations/admin-console.js');
+    const ids = (n: number) => Array.from({ length: n }, (_, i) => `agt_${'x'.repeat(60)}${i}`).join(',');
+    const participant = listAdminChannels.query.shape.participant;
+    expect(participant.safeParse(ids(MAX_PARTICIPANT_FILTER)).success).toBe(true);
+    expect(participant.safeParse(ids(MAX_PARTICIPANT_FILTER + 1)).success).toBe(false);
   });
 });

@@ -95,10 +95,14 @@ describe('administrator sessions', () => {
 describe('first-run setup on Cloudflare', () => {
   it('accepts the SETUP_TOKEN secret once, while no administrator exists', async () => {
     const body = { token: 'cloudflare-setup-token-42', username: 'ops', password: 'long enough password' };
-    expect((await call('POST', '/admin/setup', { body: { ...body, token: 'cloudflare-setup-token-4' } })).status).toBe(401);
+    expect((await call('POST', '/admin/setup', { body: { ...body, token: 'cloudflare-setup-token-4' } })).status).toBe(
+      401,
+    );
     expect((await call('POST', '/admin/setup', { body })).status).toBe(201);
     expect((await call('POST', '/admin/setup', { body })).status).toBe(409);
-    expect((await call('POST', '/admin/login', { body: { username: 'ops', password: body.password } })).status).toBe(200);
+    expect((await call('POST', '/admin/login', { body: { username: 'ops', password: body.password } })).status).toBe(
+      200,
+    );
   });
 });
 

@@ -21,7 +21,11 @@ export default defineConfig({
       main: './test/workers/test-worker.ts',
       wrangler: { configPath: './wrangler.toml' },
       miniflare: {
-        bindings: { KEY_PEPPER: 'test-pepper-0123456789abcdef', TEST_ROUTES: '1', SETUP_TOKEN: 'cloudflare-setup-token-42' },
+        bindings: {
+          KEY_PEPPER: 'test-pepper-0123456789abcdef',
+          TEST_ROUTES: '1',
+          SETUP_TOKEN: 'cloudflare-setup-token-42',
+        },
       },
     }),
   ],

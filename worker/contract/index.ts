@@ -3,7 +3,11 @@
  * the whole declaration; worker/handlers must then implement it (the type checker insists).
  */
 import * as admin from './operations/admin.js';
+import * as adminConsole from './operations/admin-console.js';
+import * as files from './operations/files.js';
+import * as groups from './operations/groups.js';
 import * as identity from './operations/identity.js';
+import * as messaging from './operations/messaging.js';
 import type { OperationDef } from './registry.js';
 
 function pickOperations<T extends Record<string, unknown>>(module: T) {
@@ -15,6 +19,10 @@ function pickOperations<T extends Record<string, unknown>>(module: T) {
 export const operations = {
   ...pickOperations(identity),
   ...pickOperations(admin),
+  ...pickOperations(adminConsole),
+  ...pickOperations(messaging),
+  ...pickOperations(files),
+  ...pickOperations(groups),
 };
 
 export type Operations = typeof operations;

@@ -25,7 +25,7 @@ async function countAll<T>(
 
 export const getOverviewHandler: Handler<typeof ops.getOverview> = async ({ env }) => {
   const reg = registry(env);
-  const [hosts, agents, resources, cleanup] = await Promise.all([
+  const [hosts, agents, resources, cleanup, channels] = await Promise.all([
     countAll(async (cursor) => {
       const r = await reg.listHosts(cursor, COUNT_PAGE);
       return { items: r.hosts, next_cursor: r.next_cursor };
@@ -39,12 +39,19 @@ export const getOverviewHandler: Handler<typeof ops.getOverview> = async ({ env 
     ),
     readResources(env.HOST_METRICS),
     retention(env).cleanupStatus(),
+    // Kept in the channel catalog, so no channel is asked (see RetentionDO.catalogTotals).
+    retention(env).catalogTotals(),
   ]);
   return {
     counts: {
       hosts: hosts.total,
       agents: agents.total,
       enabled_agents: agents.matching,
+      channels: channels.private_channels + channels.group_channels,
+      private_channels: channels.private_channels,
+      group_channels: channels.group_channels,
+      messages: channels.messages,
+      files: channels.files,
       cleanup_pending: cleanup.pending_jobs,
       cleanup_failed: cleanup.failed_jobs,
     },

@@ -1,5 +1,14 @@
 import * as admin from './admin.js';
+import * as adminChannels from './admin-channels.js';
+import * as adminConsole from './admin-console.js';
+import * as adminGroups from './admin-groups.js';
+import { downloadFileHandler, listChannelFilesHandler } from './files.js';
+import * as groups from './groups.js';
 import * as identity from './identity.js';
+import { ackMessagesHandler } from './messaging/ack.js';
+import { listChannelsHandler, listMessagesHandler } from './messaging/channels.js';
+import { claimMessagesHandler, getInboxHandler } from './messaging/inbox.js';
+import { sendDirectHandler } from './messaging/send.js';
 import type { HandlerMap } from './types.js';
 
 /** Every registry operation's implementation, keyed by operation ID. */
@@ -24,4 +33,25 @@ export const handlers: HandlerMap = {
   getSettings: admin.getSettingsHandler,
   updateSettings: admin.updateSettingsHandler,
   getCleanup: admin.getCleanupHandler,
+  getOverview: adminConsole.getOverviewHandler,
+  listAdminChannels: adminChannels.listAdminChannelsHandler,
+  listAdminChannelMessages: adminChannels.listAdminChannelMessagesHandler,
+  listChannels: listChannelsHandler,
+  sendDirect: sendDirectHandler,
+  getInbox: getInboxHandler,
+  claimMessages: claimMessagesHandler,
+  ackMessages: ackMessagesHandler,
+  listMessages: listMessagesHandler,
+  listChannelFiles: listChannelFilesHandler,
+  downloadFile: downloadFileHandler,
+  listGroups: groups.listGroupsHandler,
+  createGroup: groups.createGroupHandler,
+  getGroup: groups.getGroupHandler,
+  inviteToGroup: groups.inviteToGroupHandler,
+  joinGroup: groups.joinGroupHandler,
+  leaveGroup: groups.leaveGroupHandler,
+  sendGroupMessage: groups.sendGroupMessageHandler,
+  adminListGroups: adminGroups.adminListGroupsHandler,
+  reassignGroupOwner: adminGroups.reassignGroupOwnerHandler,
+  dissolveGroup: adminGroups.dissolveGroupHandler,
 };

@@ -29,16 +29,19 @@ export async function sha256Hex(data: string | Uint8Array): Promise<string> {
   return hex(await crypto.subtle.digest('SHA-256', bytes));
 }
 
-const hmacKeys = new Map<string, Promise<CryptoKey>>();
+/** Imported keys are reused; the resolved key is cached, never a promise another request made. */
+const hmacKeys = new Map<string, CryptoKey>();
 
 /** HMAC-SHA256 keyed by a server secret: how API keys and tokens are stored (never plaintext). */
 export async function keyedHash(secret: string, value: string): Promise<string> {
   let key = hmacKeys.get(secret);
   if (!key) {
-    key = crypto.subtle.importKey('raw', encoder.encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+    key = await crypto.subtle.importKey('raw', encoder.encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, [
+      'sign',
+    ]);
     hmacKeys.set(secret, key);
   }
-  return hex(await crypto.subtle.sign('HMAC', await key, encoder.encode(value)));
+  return hex(await crypto.subtle.sign('HMAC', key, encoder.encode(value)));
 }
 
 /** Constant-time equality of two hex digests of equal length. */

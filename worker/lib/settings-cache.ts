@@ -13,35 +13,25 @@ export interface SettingsSnapshot {
  */
 const TTL_MS = 2_000;
 let cached: { value: SettingsSnapshot; at: number } | null = null;
-let inflight: Promise<SettingsSnapshot> | null = null;
 
 export function registry(env: Env) {
   return env.REGISTRY.get(env.REGISTRY.idFromName('registry'));
 }
 
+/**
+ * Only the value is shared between requests, never an in-flight promise: workerd ties a promise
+ * settled by one request's I/O to that request, and a second request awaiting it would continue
+ * in the wrong context ("Cannot perform I/O on behalf of a different request").
+ */
 export async function currentSettings(env: Env): Promise<SettingsSnapshot> {
   if (cached && Date.now() - cached.at < TTL_MS) return cached.value;
-  if (!inflight) {
-    inflight = registry(env)
-      .getSettings()
-      .then((value) => {
-        cached = { value, at: Date.now() };
-        return value;
-      })
-      .finally(() => {
-        inflight = null;
-      });
-  }
-  return inflight;
+  const value = await registry(env).getSettings();
+  cached = { value, at: Date.now() };
+  return value;
 }
 
 export function rememberSettings(value: SettingsSnapshot): void {
   cached = { value, at: Date.now() };
-}
-
-/** The revision for error bodies: never makes a request fail or wait on the registry. */
-export function cachedRevision(): number {
-  return cached?.value.revision ?? 0;
 }
 
 /** Drops this isolate's copy (tests reset storage between cases). */

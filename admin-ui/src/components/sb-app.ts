@@ -1,12 +1,15 @@
 import { localized, msg } from '@lit/localize';
 import { css, html, LitElement, nothing } from 'lit';
 import { customElement, state } from 'lit/decorators.js';
+import { keyed } from 'lit/directives/keyed.js';
 import { ApiFailure, call, SESSION_ENDED_EVENT } from '../api.js';
 import { failureText } from '../failure-text.js';
 import { icons } from '../icons.js';
 import { type Page, parseRoute, pathFor, type Route } from '../lib/route.js';
 import { shared } from '../styles/shared.js';
 import './sb-agents.js';
+import './sb-channel-messages.js';
+import './sb-channels.js';
 import './sb-cleanup.js';
 import './sb-groups.js';
 import './sb-hosts.js';
@@ -19,7 +22,7 @@ import './sb-setup.js';
 type Phase = 'loading' | 'unreachable' | 'setup' | 'signed-out' | 'signed-in';
 
 /** The pages in the navigation, in order. */
-export const NAV_PAGES: readonly Page[] = ['overview', 'hosts', 'agents', 'groups', 'cleanup', 'settings'];
+export const NAV_PAGES: readonly Page[] = ['overview', 'hosts', 'agents', 'channels', 'groups', 'cleanup', 'settings'];
 
 function pageTitle(page: Page): string {
   switch (page) {
@@ -259,6 +262,13 @@ export class SbApp extends LitElement {
         return html`<sb-hosts></sb-hosts>`;
       case 'agents':
         return html`<sb-agents></sb-agents>`;
+      case 'channels': {
+        const channelId = this.route.kind === 'page' ? this.route.channelId : undefined;
+        // Keyed: another channel is another view, loaded afresh.
+        return channelId
+          ? keyed(channelId, html`<sb-channel-messages channel-id=${channelId}></sb-channel-messages>`)
+          : html`<sb-channels></sb-channels>`;
+      }
       case 'groups':
         return html`<sb-groups></sb-groups>`;
       case 'cleanup':

@@ -17,6 +17,8 @@ export interface ChannelFilters {
 }
 
 export const MAX_PRIVATE_PARTICIPANTS = 2;
+/** The most agents the API's participant filter takes (GET /admin/channels). */
+export const MAX_PARTICIPANT_FILTER = 20;
 const AGENT_ID = /^agt_[A-Za-z0-9_-]{1,64}$/;
 
 export type FilterProblem = 'too_many_participants' | 'not_an_agent_id';
@@ -53,4 +55,57 @@ export function agentLabel(
   const agent = agents.get(agentId);
   if (!agent) return agentId;
   return agent.display_name && agent.display_name !== agent.name ? `${agent.display_name} (${agent.name})` : agent.name;
+}
+
+export const EMPTY_FILTERS: ChannelFilters = { tab: 'private', participants: [], owner: '', text: '' };
+
+/**
+ * The filters as the Channels page's address (`/channels?tab=group&participant=…&q=…`), so a
+ * reload, a bookmark or the way back from a channel's messages shows the same list.
+ */
+export function filtersToSearch(filters: ChannelFilters): string {
+  const search = new URLSearchParams({ tab: filters.tab });
+  const participants = filters.participants.map((p) => p.trim()).filter(Boolean);
+  if (participants.length > 0) search.set('participant', participants.join(','));
+  if (filters.tab === 'group' && filters.owner.trim()) search.set('owner', filters.owner.trim());
+  if (filters.text.trim()) search.set('q', filters.text);
+  return `?${search.toString()}`;
+}
+
+/** Reads filters back from the address; anything unexpected falls back to no filter. */
+export function filtersFromSearch(text: string): ChannelFilters {
+  const search = new URLSearchParams(text);
+  const tab: ChannelTab = search.get('tab') === 'group' ? 'group' : 'private';
+  const participants = [
+    ...new Set(
+      (search.get('participant') ?? '')
+        .split(',')
+        .map((p) => p.trim())
+        .filter((p) => AGENT_ID.test(p)),
+    ),
+  ];
+  const owner = search.get('owner')?.trim() ?? '';
+  return {
+    tab,
+    participants: tab === 'private' ? participants.slice(0, MAX_PRIVATE_PARTICIPANTS) : participants,
+    owner: tab === 'group' && AGENT_ID.test(owner) ? owner : '',
+    text: search.get('q') ?? '',
+  };
+}
+
+/** A participant as the channel summaries name it: display name and name, or the bare ID. */
+export function participantLabel(p: { agent_id: string; name: string | null; display_name: string | null }): string {
+  if (!p.name) return p.agent_id;
+  return p.display_name && p.display_name !== p.name ? `${p.display_name} (${p.name})` : p.name;
+}
+
+/** A channel's readable title: the group name, or the two participants of a private channel. */
+export function channelTitle(channel: {
+  channel_id: string;
+  kind: ChannelTab;
+  name?: string;
+  participants: readonly { agent_id: string; name: string | null; display_name: string | null }[];
+}): string {
+  if (channel.kind === 'group') return channel.name || channel.channel_id;
+  return channel.participants.length > 0 ? channel.participants.map(participantLabel).join(' ↔ ') : channel.channel_id;
 }

@@ -25,6 +25,11 @@ export function formatBytes(bytes: number, locale: string): string {
   }).format(value);
 }
 
+/** An exact byte count in words ("1,234 bytes", "1 234 octets"): the unit comes from Intl, not from a message. */
+export function formatByteCount(bytes: number, locale: string): string {
+  return new Intl.NumberFormat(locale, { style: 'unit', unit: 'byte', unitDisplay: 'long' }).format(bytes);
+}
+
 export function formatTime(iso: string | null | undefined, locale: string): string {
   if (!iso) return '';
   const date = new Date(iso);

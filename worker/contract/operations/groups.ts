@@ -200,7 +200,16 @@ export const sendGroupMessage = defineOperation({
     status: z.enum(['sent', 'duplicate']),
     message_id: MessageId,
   }),
-  errors: [...AGENT_ERRORS, 'not_found', 'not_group_member', 'text_too_long', 'empty_message', 'file_too_large'],
+  errors: [
+    ...AGENT_ERRORS,
+    'not_found',
+    'not_group_member',
+    'text_too_long',
+    'empty_message',
+    'file_too_large',
+    'upload_admission_denied',
+    'cleanup_unavailable',
+  ],
   cli: { command: 'groups send', positionals: ['group_id', 'body'], stdinField: 'body' },
   mcp: { tool: 'send_group_message' },
 });

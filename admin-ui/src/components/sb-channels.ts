@@ -1,0 +1,423 @@
+import { localized, msg, str } from '@lit/localize';
+import { css, html, LitElement } from 'lit';
+import { customElement, state } from 'lit/decorators.js';
+import { type AdminChannel, type Agent, call, listAllAgents, type QueryOf } from '../api.js';
+import { failureText } from '../failure-text.js';
+import { icons } from '../icons.js';
+import {
+  agentLabel,
+  type ChannelFilters,
+  type ChannelTab,
+  channelQuery,
+  channelTitle,
+  filtersFromSearch,
+  filtersToSearch,
+  MAX_PARTICIPANT_FILTER,
+  MAX_PRIVATE_PARTICIPANTS,
+  participantLabel,
+} from '../lib/channel-filters.js';
+import { formatCount, formatTime } from '../lib/format.js';
+import { followLink, rememberChannelList } from '../lib/navigate.js';
+import { pathFor } from '../lib/route.js';
+import { currentLocale } from '../localization.js';
+import { shared } from '../styles/shared.js';
+import './sb-agent-list-picker.js';
+
+const TABS: readonly ChannelTab[] = ['private', 'group'];
+
+/**
+ * Channels (REQ-54, REQ-58, REQ-59): private and group conversations in separate tabs, each with
+ * its identity filters (participants; for groups also the owner) and a search over retained
+ * message content that never looks at names. The filters live in the address, so the way back
+ * from a channel's messages shows the same list. Nothing here claims or marks anything read.
+ */
+@localized()
+@customElement('sb-channels')
+export class SbChannels extends LitElement {
+  static override styles = [
+    shared,
+    css`
+      [role='tablist'] {
+        display: flex;
+        gap: 0.25rem;
+        border-bottom: 1px solid var(--sb-border);
+        margin-bottom: 1rem;
+        overflow-x: auto;
+      }
+      [role='tab'] {
+        border: 1px solid transparent;
+        border-bottom: none;
+        border-radius: 8px 8px 0 0;
+        background: none;
+        padding: 0.55rem 0.9rem;
+        margin-bottom: -1px;
+        white-space: nowrap;
+      }
+      [role='tab'][aria-selected='true'] {
+        border-color: var(--sb-border);
+        background: var(--sb-surface);
+        color: var(--sb-accent);
+        font-weight: 600;
+      }
+      form.filters {
+        display: grid;
+        grid-template-columns: repeat(auto-fit, minmax(15rem, 1fr));
+        gap: 0.75rem 1rem;
+        align-items: start;
+        margin-bottom: 0.75rem;
+      }
+      .search-row {
+        display: flex;
+        gap: 0.5rem;
+      }
+      .search-row input {
+        flex: 1;
+        min-width: 0;
+      }
+      .title {
+        display: inline-flex;
+        align-items: center;
+        gap: 0.45rem;
+        font-weight: 600;
+      }
+      ul.people {
+        margin: 0;
+        padding: 0;
+        list-style: none;
+      }
+      .num {
+        font-variant-numeric: tabular-nums;
+      }
+      .status-line {
+        min-height: 1.5rem;
+      }
+      a.read {
+        white-space: nowrap;
+      }
+      /* A phone: both tabs share the row, their labels wrap instead of scrolling away. */
+      @media (max-width: 720px) {
+        [role='tab'] {
+          flex: 1 1 0;
+          white-space: normal;
+          justify-content: center;
+          text-align: center;
+        }
+      }
+    `,
+  ];
+
+  @state() private filters: ChannelFilters = filtersFromSearch(location.search);
+  @state() private draft = this.filters.text;
+  @state() private agents: Agent[] = [];
+  @state() private channels: AdminChannel[] = [];
+  @state() private next: string | null = null;
+  @state() private scanned = 0;
+  @state() private loaded = false;
+  @state() private loading = false;
+  @state() private error = '';
+  /** Answers to superseded requests (the filters changed meanwhile) are dropped. */
+  private generation = 0;
+
+  override connectedCallback(): void {
+    super.connectedCallback();
+    rememberChannelList(pathFor('channels') + filtersToSearch(this.filters));
+    void listAllAgents()
+      .then((agents) => {
+        this.agents = agents;
+      })
+      .catch((error: unknown) => {
+        this.error = failureText(error);
+      });
+    void this.load();
+  }
+
+  private get agentMap() {
+    return new Map(this.agents.map((a) => [a.agent_id, a]));
+  }
+
+  private apply(filters: ChannelFilters): void {
+    this.filters = filters;
+    const address = pathFor('channels') + filtersToSearch(filters);
+    history.replaceState(null, '', address);
+    rememberChannelList(address);
+    void this.load();
+  }
+
+  private async load(more = false): Promise<void> {
+    const built = channelQuery(this.filters, more ? (this.next ?? undefined) : undefined);
+    const generation = ++this.generation;
+    if (!built.ok) {
+      this.error =
+        built.problem === 'too_many_participants'
+          ? msg('A private conversation has two participants: pick at most two agents.')
+          : msg('Pick agents from the list.');
+      this.channels = [];
+      this.next = null;
+      this.loaded = true;
+      return;
+    }
+    this.loading = true;
+    try {
+      const page = await call('listAdminChannels', { query: built.query as QueryOf<'listAdminChannels'> });
+      if (generation !== this.generation) return;
+      this.channels = more ? [...this.channels, ...page.channels] : page.channels;
+      this.scanned = (more ? this.scanned : 0) + page.scanned;
+      this.next = page.next_cursor;
+      this.error = '';
+    } catch (error) {
+      if (generation !== this.generation) return;
+      this.error = failureText(error);
+    } finally {
+      if (generation === this.generation) {
+        this.loading = false;
+        this.loaded = true;
+      }
+    }
+  }
+
+  private selectTab(tab: ChannelTab, focus = false): void {
+    if (tab !== this.filters.tab) {
+      // Identity filters belong to their tab; the search text carries over.
+      this.apply({ tab, participants: [], owner: '', text: this.filters.text });
+    }
+    if (focus) void this.updateComplete.then(() => this.renderRoot.querySelector<HTMLElement>(`#tab-${tab}`)?.focus());
+  }
+
+  /** Arrow keys, Home and End move between the tabs (WAI-ARIA tabs pattern, automatic activation). */
+  private onTabKey(event: KeyboardEvent): void {
+    const at = TABS.indexOf(this.filters.tab);
+    const target =
+      event.key === 'ArrowRight'
+        ? TABS[(at + 1) % TABS.length]
+        : event.key === 'ArrowLeft'
+          ? TABS[(at - 1 + TABS.length) % TABS.length]
+          : event.key === 'Home'
+            ? TABS[0]
+            : event.key === 'End'
+              ? TABS[TABS.length - 1]
+              : undefined;
+    if (!target) return;
+    event.preventDefault();
+    this.selectTab(target, true);
+  }
+
+  private search(event: Event): void {
+    event.preventDefault();
+    this.apply({ ...this.filters, text: this.draft.trim() });
+  }
+
+  private clearSearch(): void {
+    this.draft = '';
+    this.apply({ ...this.filters, text: '' });
+  }
+
+  private tabLabel(tab: ChannelTab) {
+    return tab === 'private' ? msg('Private conversations') : msg('Group conversations');
+  }
+
+  private filterForm() {
+    const tab = this.filters.tab;
+    const searching = this.filters.text !== '';
+    return html`<form class="filters" role="search" aria-label=${msg('Filter and search channels')} @submit=${this.search}>
+      <sb-agent-list-picker
+        .label=${msg('Participants')}
+        .hint=${
+          tab === 'private'
+            ? msg('Only conversations that include every agent listed (at most two).')
+            : msg('Only groups that include every agent listed: members, invitees or former members.')
+        }
+        .agents=${this.agents}
+        .selected=${this.filters.participants}
+        .max=${tab === 'private' ? MAX_PRIVATE_PARTICIPANTS : MAX_PARTICIPANT_FILTER}
+        @sb-change=${(e: CustomEvent<string[]>) => this.apply({ ...this.filters, participants: e.detail })}
+      ></sb-agent-list-picker>
+      ${
+        tab === 'group'
+          ? html`<div>
+              <label for="owner-filter">${msg('Owner')}</label>
+              <select
+                id="owner-filter"
+                @change=${(e: Event) => this.apply({ ...this.filters, owner: (e.target as HTMLSelectElement).value })}
+              >
+                <option value="" .selected=${this.filters.owner === ''}>${msg('Any owner')}</option>
+                ${this.agents.map(
+                  (a) =>
+                    html`<option value=${a.agent_id} .selected=${this.filters.owner === a.agent_id}>
+                      ${agentLabel(a.agent_id, this.agentMap)}
+                    </option>`,
+                )}
+              </select>
+            </div>`
+          : ''
+      }
+      <div>
+        <label for="content-search">${msg('Search message content')}</label>
+        <div class="search-row">
+          <input
+            id="content-search"
+            type="search"
+            maxlength="200"
+            aria-describedby="content-search-hint"
+            .value=${this.draft}
+            @input=${(e: Event) => {
+              this.draft = (e.target as HTMLInputElement).value;
+            }}
+          />
+          <button type="submit" class="primary">${msg('Search')}</button>
+        </div>
+        <p class="hint" id="content-search-hint">
+          ${msg('Finds text in retained messages, ignoring upper and lower case. Names are not searched: use the filters.')}
+        </p>
+        ${searching ? html`<button type="button" @click=${this.clearSearch}>${msg('Clear search')}</button>` : ''}
+      </div>
+    </form>`;
+  }
+
+  private readLink(channel: AdminChannel, title: string) {
+    const path = pathFor('channels', channel.channel_id);
+    return html`<a
+      class="read button"
+      href=${path}
+      aria-label=${msg(str`Read the messages of ${title}`)}
+      @click=${(e: MouseEvent) => followLink(e, path)}
+      >${msg('Read messages')}</a
+    >`;
+  }
+
+  private participantList(channel: AdminChannel) {
+    return html`<ul class="people">
+      ${channel.participants.map((p) => {
+        const mark =
+          p.role === 'owner'
+            ? msg('owner')
+            : p.state === 'pending'
+              ? msg('invited')
+              : p.state === 'left'
+                ? msg('left')
+                : '';
+        return html`<li>${participantLabel(p)}${mark ? html` <span class="badge off">${mark}</span>` : ''}</li>`;
+      })}
+    </ul>`;
+  }
+
+  private row(channel: AdminChannel) {
+    const locale = currentLocale();
+    const group = channel.kind === 'group';
+    const title = channelTitle(channel);
+    const owner = channel.participants.find((p) => p.agent_id === channel.owner_id);
+    return html`<tr data-channel-id=${channel.channel_id}>
+      <td data-label=${group ? msg('Group') : msg('Conversation')}>
+        <span class="title">${group ? icons.group : icons.private}<span>${title}</span></span>
+        <div class="hint mono">${channel.channel_id}</div>
+      </td>
+      ${
+        group
+          ? html`<td data-label=${msg('Owner')}>${owner ? participantLabel(owner) : html`<span class="muted">${msg('None')}</span>`}</td>
+              <td data-label=${msg('Participants')}>${this.participantList(channel)}</td>`
+          : ''
+      }
+      <td data-label=${msg('Messages')} class="num">${formatCount(channel.message_count, locale)}</td>
+      <td data-label=${msg('Files')} class="num">${formatCount(channel.file_count, locale)}</td>
+      <td data-label=${msg('Last activity')}>
+        ${
+          channel.last_message_at
+            ? html`<time datetime=${channel.last_message_at}>${formatTime(channel.last_message_at, locale)}</time>`
+            : html`<span class="muted">${msg('No messages yet')}</span>`
+        }
+      </td>
+      ${
+        this.filters.text
+          ? html`<td data-label=${msg('Matching messages')} class="num">${formatCount(channel.matching_messages ?? 0, locale)}</td>`
+          : ''
+      }
+      <td>${this.readLink(channel, title)}</td>
+    </tr>`;
+  }
+
+  private table() {
+    const group = this.filters.tab === 'group';
+    return html`<table class="stack">
+      <thead>
+        <tr>
+          <th scope="col">${group ? msg('Group') : msg('Conversation')}</th>
+          ${group ? html`<th scope="col">${msg('Owner')}</th><th scope="col">${msg('Participants')}</th>` : ''}
+          <th scope="col">${msg('Messages')}</th>
+          <th scope="col">${msg('Files')}</th>
+          <th scope="col">${msg('Last activity')}</th>
+          ${this.filters.text ? html`<th scope="col">${msg('Matching messages')}</th>` : ''}
+          <th scope="col"><span class="visually-hidden">${msg('Actions')}</span></th>
+        </tr>
+      </thead>
+      <tbody>
+        ${this.channels.map((c) => this.row(c))}
+      </tbody>
+    </table>`;
+  }
+
+  private statusLine() {
+    if (!this.loaded) return msg('Loading…');
+    const locale = currentLocale();
+    const shown = formatCount(this.channels.length, locale);
+    if (!this.filters.text) return msg(str`Channels shown: ${shown}.`);
+    const searched = formatCount(this.scanned, locale);
+    return this.next
+      ? msg(str`Channels with matches: ${shown}. Channels searched so far: ${searched}; more remain.`)
+      : msg(str`Channels with matches: ${shown}. Channels searched: ${searched}.`);
+  }
+
+  override render() {
+    const tab = this.filters.tab;
+    const searching = this.filters.text !== '';
+    return html`<h1>${msg('Channels')}</h1>
+      <div role="tablist" aria-label=${msg('Channel kinds')} @keydown=${this.onTabKey}>
+        ${TABS.map(
+          (t) => html`<button
+            type="button"
+            role="tab"
+            id="tab-${t}"
+            aria-selected=${t === tab ? 'true' : 'false'}
+            aria-controls="channel-panel"
+            tabindex=${t === tab ? '0' : '-1'}
+            @click=${() => this.selectTab(t)}
+          >
+            ${t === 'private' ? icons.private : icons.group} ${this.tabLabel(t)}
+          </button>`,
+        )}
+      </div>
+      <section id="channel-panel" role="tabpanel" aria-labelledby="tab-${tab}">
+        ${this.filterForm()}
+        <p class="status-line muted" role="status" aria-live="polite">${this.statusLine()}</p>
+        ${this.error ? html`<p class="notice error" role="alert">${this.error}</p>` : ''}
+        ${
+          this.loaded && this.channels.length === 0
+            ? html`<p class="muted">
+                ${
+                  searching
+                    ? msg('No channel among those searched has a retained message with this text.')
+                    : tab === 'private'
+                      ? msg('No private conversations to show.')
+                      : msg('No group conversations to show.')
+                }
+              </p>`
+            : this.channels.length > 0
+              ? this.table()
+              : ''
+        }
+        ${
+          this.next
+            ? html`<p>
+                <button type="button" @click=${() => this.load(true)} ?disabled=${this.loading}>
+                  ${searching ? msg('Search further') : msg('Show more')}
+                </button>
+              </p>`
+            : ''
+        }
+      </section>`;
+  }
+}
+
+declare global {
+  interface HTMLElementTagNameMap {
+    'sb-channels': SbChannels;
+  }
+}
