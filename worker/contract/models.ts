@@ -30,6 +30,13 @@ export const PageLimit = z.coerce.number().int().min(1).max(1000).optional().ope
   description: 'Page size; capped by max_page_size.',
 });
 
+/** Paging through a channel in seq order: history, files, and the administrator's read-only view. */
+export const SeqPageQuery = z.object({
+  cursor: Cursor,
+  limit: PageLimit,
+  order: z.enum(['asc', 'desc']).optional().openapi({ description: 'asc (oldest first, default) or desc.' }),
+});
+
 export const ErrorBody = z
   .object({
     request_id: z.string(),

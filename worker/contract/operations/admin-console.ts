@@ -8,6 +8,7 @@ import {
   NullableTimestamp,
   PageLimit,
   Resources,
+  SeqPageQuery,
   Timestamp,
 } from '../models.js';
 import { ADMIN_ERRORS, defineOperation } from '../registry.js';
@@ -155,11 +156,7 @@ export const listAdminChannelMessages = defineOperation({
     'not here. The answer also carries the channel summary.',
   tags,
   params: z.object({ channel_id: ChannelId }),
-  query: z.object({
-    cursor: Cursor,
-    limit: PageLimit,
-    order: z.enum(['asc', 'desc']).optional().openapi({ description: 'asc (oldest first, default) or desc.' }),
-  }),
+  query: SeqPageQuery,
   response: z.object({
     channel: AdminChannelSummary,
     messages: z.array(Message),

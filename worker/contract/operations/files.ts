@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { AgentId, Attachment, ChannelId, Cursor, FileId, MessageId, PageLimit, Timestamp } from '../models.js';
+import { AgentId, Attachment, ChannelId, FileId, MessageId, SeqPageQuery, Timestamp } from '../models.js';
 import { AGENT_ERRORS, defineOperation } from '../registry.js';
 
 const tags = ['files'];
@@ -21,11 +21,7 @@ export const listChannelFiles = defineOperation({
     'lowered limit). Ordered by message seq, oldest first by default. Listing never claims or ACKs anything.',
   tags,
   params: z.object({ channel_id: ChannelId }),
-  query: z.object({
-    cursor: Cursor,
-    limit: PageLimit,
-    order: z.enum(['asc', 'desc']).optional().openapi({ description: 'asc (oldest first, default) or desc.' }),
-  }),
+  query: SeqPageQuery,
   response: z.object({ files: z.array(ChannelFile), next_cursor: z.string().nullable() }),
   errors: [...AGENT_ERRORS, 'not_found'],
   cli: { command: 'files', positionals: ['channel_id'] },

@@ -3,13 +3,12 @@ import {
   AgentId,
   ChannelId,
   ChannelKind,
-  Cursor,
   GroupId,
   ItemError,
   Message,
   MessageId,
   NullableTimestamp,
-  PageLimit,
+  SeqPageQuery,
   Timestamp,
 } from '../models.js';
 import { AGENT_ERRORS, defineOperation } from '../registry.js';
@@ -219,11 +218,7 @@ export const listMessages = defineOperation({
     'gaps in seq. Reading history never claims or ACKs anything.',
   tags,
   params: z.object({ channel_id: ChannelId }),
-  query: z.object({
-    cursor: Cursor,
-    limit: PageLimit,
-    order: z.enum(['asc', 'desc']).optional().openapi({ description: 'asc (oldest first, default) or desc.' }),
-  }),
+  query: SeqPageQuery,
   response: z.object({ messages: z.array(Message), next_cursor: z.string().nullable() }),
   errors: [...AGENT_ERRORS, 'not_found'],
   cli: { command: 'history', positionals: ['channel_id'] },
