@@ -51,10 +51,11 @@ export function startLocalization(): Promise<void> {
 
 /** Switches language and remembers the choice for the next visit. */
 export async function chooseLocale(locale: Locale): Promise<void> {
-  await apply(locale);
+  // Remembered before the translations load, so a navigation right after the choice keeps it.
   try {
     localStorage.setItem(STORAGE_KEY, locale);
   } catch {
     // The switch still applies to this visit.
   }
+  await apply(locale);
 }

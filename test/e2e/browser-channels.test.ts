@@ -228,6 +228,7 @@ describe('the Channels page', () => {
     await screenshot(page, 'channel-messages-phone');
 
     await page.locator('sb-language-picker select').selectOption('ru');
+    await page.waitForFunction(() => document.documentElement.lang === 'ru');
     await page.goto(`${server.url}/channels?tab=private`);
     await page.getByRole('tab', { name: 'Личные беседы' }).waitFor();
     expect(await page.getByRole('tab', { name: 'Групповые беседы' }).count()).toBe(1);
