@@ -5,5 +5,6 @@ import { OFFLINE_ENV } from './offline-env.mjs';
 
 execFileSync('npx', ['wrangler', 'deploy', '--dry-run', '--outdir', 'dist/worker'], {
   stdio: 'inherit',
-  env: { ...process.env, ...OFFLINE_ENV },
+  // Warnings and errors only: the binding table is noise on every `npm start`.
+  env: { WRANGLER_LOG: 'warn', ...process.env, ...OFFLINE_ENV },
 });
