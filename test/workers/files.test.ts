@@ -10,6 +10,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import type { ChannelDO } from '../../durable-objects/channel/channel-do.js';
 import { type Call, call } from './helpers.js';
 import { ack, claim, sendOne, setLimits, type TestAgent, world } from './messaging-helpers.js';
+import { formPart, multipartBody } from './multipart-body.js';
 
 const enc = new TextEncoder();
 const B = 'files-test-boundary';
@@ -22,25 +23,9 @@ beforeEach(async () => {
 });
 
 function multipart(metadata: unknown, file?: { name: string; type?: string; data: string | Uint8Array }): Uint8Array {
-  const chunks: Uint8Array[] = [
-    enc.encode(`--${B}\r\nContent-Disposition: form-data; name="metadata"\r\n\r\n${JSON.stringify(metadata)}\r\n`),
-  ];
-  if (file) {
-    const type = file.type ? `\r\nContent-Type: ${file.type}` : '';
-    chunks.push(
-      enc.encode(`--${B}\r\nContent-Disposition: form-data; name="file"; filename="${file.name}"${type}\r\n\r\n`),
-    );
-    chunks.push(typeof file.data === 'string' ? enc.encode(file.data) : file.data);
-    chunks.push(enc.encode('\r\n'));
-  }
-  chunks.push(enc.encode(`--${B}--\r\n`));
-  const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.length;
-  }
-  return out;
+  const parts = [formPart({ name: 'metadata', data: JSON.stringify(metadata) })];
+  if (file) parts.push(formPart({ name: 'file', filename: file.name, type: file.type, data: file.data }));
+  return multipartBody(B, parts);
 }
 
 function sendFile(

@@ -7,6 +7,7 @@ import {
   multipartBoundary,
   parsePartHeaders,
 } from '../../worker/uploads/multipart.js';
+import { multipartBody } from './multipart-body.js';
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
@@ -40,23 +41,6 @@ function parse(body: Uint8Array, boundary: string, cuts: number[] = []): Parsed 
     } else if (e.type === 'done') done = true;
   }
   return { parts, done };
-}
-
-function body(boundary: string, parts: { headers: string; data: Uint8Array | string }[], preamble = ''): Uint8Array {
-  const chunks: Uint8Array[] = [enc.encode(preamble)];
-  for (const p of parts) {
-    chunks.push(enc.encode(`--${boundary}\r\n${p.headers}\r\n\r\n`));
-    chunks.push(typeof p.data === 'string' ? enc.encode(p.data) : p.data);
-    chunks.push(enc.encode('\r\n'));
-  }
-  chunks.push(enc.encode(`--${boundary}--\r\n`));
-  const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.length;
-  }
-  return out;
 }
 
 function code(fn: () => unknown): string {
@@ -134,7 +118,7 @@ describe('streaming parse', () => {
   it('splits metadata and file, bytes untouched', () => {
     const fileBytes = new Uint8Array([0, 13, 10, 45, 45, 255, 13, 10]);
     const parsed = parse(
-      body(B, [
+      multipartBody(B, [
         { headers: 'Content-Disposition: form-data; name="metadata"', data: '{"body":"hi"}' },
         {
           headers: 'Content-Disposition: form-data; name="file"; filename="a.bin"\r\nContent-Type: application/x-a',
@@ -158,7 +142,7 @@ describe('streaming parse', () => {
         fc.string({ maxLength: 40 }),
         fc.array(fc.nat(), { maxLength: 6 }),
         (file, text, rawCuts) => {
-          const whole = body(
+          const whole = multipartBody(
             B,
             [
               { headers: 'Content-Disposition: form-data; name="metadata"', data: JSON.stringify({ body: text }) },
@@ -180,7 +164,9 @@ describe('streaming parse', () => {
   it('handles every single split point of a body whose data looks like a boundary', () => {
     // Near-delimiters only: a real delimiter inside content would end the part (the sender picks the boundary).
     const tricky = enc.encode(`\r\n--${B.slice(0, -1)}?\r\n-${B}\r\r\n--${B.slice(1)}\r`);
-    const whole = body(B, [{ headers: 'Content-Disposition: form-data; name="file"; filename="t"', data: tricky }]);
+    const whole = multipartBody(B, [
+      { headers: 'Content-Disposition: form-data; name="file"; filename="t"', data: tricky },
+    ]);
     for (let cut = 0; cut <= whole.length; cut++) {
       const parsed = parse(whole, B, [cut]);
       expect([...parsed.parts[0]!.data]).toEqual([...tricky]);
@@ -196,7 +182,7 @@ describe('streaming parse', () => {
 
   it('accepts an empty file and a part without headers other than the disposition', () => {
     const parsed = parse(
-      body(B, [{ headers: 'Content-Disposition: form-data; name="file"; filename=""', data: '' }]),
+      multipartBody(B, [{ headers: 'Content-Disposition: form-data; name="file"; filename=""', data: '' }]),
       B,
     );
     expect(parsed.parts[0]!.data.length).toBe(0);
@@ -204,7 +190,7 @@ describe('streaming parse', () => {
   });
 
   it('refuses truncated bodies, missing CRLF and oversized header blocks or preambles', () => {
-    const whole = body(B, [{ headers: 'Content-Disposition: form-data; name="metadata"', data: '{}' }]);
+    const whole = multipartBody(B, [{ headers: 'Content-Disposition: form-data; name="metadata"', data: '{}' }]);
     expect(code(() => parse(whole.subarray(0, whole.length - 6), B))).toBe('validation_failed');
     expect(code(() => parse(enc.encode(`--${B}xx\r\n`), B))).toBe('validation_failed');
     expect(code(() => parse(enc.encode(`--${B}--\r\n`), B))).toBe('validation_failed');

@@ -13,6 +13,7 @@ import type { AppEnv } from '../../worker/handlers/types.js';
 import { forgetCachedSettings } from '../../worker/lib/settings-cache.js';
 import { readUploadRequest, type StagedFile } from '../../worker/uploads/request.js';
 import { PART_BYTES } from '../../worker/uploads/staging.js';
+import { type FormPart, formPart, multipartBody } from './multipart-body.js';
 
 const enc = new TextEncoder();
 const B = 'test-boundary-7f3a';
@@ -55,25 +56,8 @@ async function post(
   return { status: response.status, json };
 }
 
-type Part = { name: string; filename?: string; type?: string; data: Uint8Array | string };
-
-function multipart(parts: Part[]): Uint8Array {
-  const chunks: Uint8Array[] = [];
-  for (const p of parts) {
-    const disposition = `form-data; name="${p.name}"${p.filename !== undefined ? `; filename="${p.filename}"` : ''}`;
-    const type = p.type ? `\r\nContent-Type: ${p.type}` : '';
-    chunks.push(enc.encode(`--${B}\r\nContent-Disposition: ${disposition}${type}\r\n\r\n`));
-    chunks.push(typeof p.data === 'string' ? enc.encode(p.data) : p.data);
-    chunks.push(enc.encode('\r\n'));
-  }
-  chunks.push(enc.encode(`--${B}--\r\n`));
-  const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.length;
-  }
-  return out;
+function multipart(parts: FormPart[]): Uint8Array {
+  return multipartBody(B, parts.map(formPart));
 }
 
 /** A body without Content-Length (chunked), delivered in pieces. */
@@ -116,7 +100,7 @@ beforeEach(async () => {
   if (listed.objects.length > 0) await env.FILES.delete(listed.objects.map((o) => o.key));
 });
 
-const metadata = (body = 'hello'): Part => ({ name: 'metadata', data: JSON.stringify({ body }) });
+const metadata = (body = 'hello'): FormPart => ({ name: 'metadata', data: JSON.stringify({ body }) });
 
 describe('multipart uploads', () => {
   it('stages the file under an opaque key, hashes it, keeps the name as metadata, deletes it on release', async () => {
