@@ -4,6 +4,11 @@
  * dist/worker/miniflare-options.json, which the build derives from wrangler.toml
  * (derive-worker-options.mjs), so they are declared once. Secrets and the host metrics service
  * are the launcher's own additions.
+ *
+ * Miniflare runs a second listener, its loopback server, through which workerd calls back into
+ * Node (service bindings such as HOST_METRICS, logs, temp files, storage listings). Upstream it
+ * answers any local process; patches/miniflare+*.patch (applied by `npm ci`) makes it refuse every
+ * request without a per-process secret that only workerd is given (ARCHITECTURE.md, self-hosting).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -25,7 +30,8 @@ export interface RegistryRpc {
 }
 
 export interface WorkerRuntime {
-  /** Miniflare's loopback URL (refuses requests without the front secret). */
+  /** workerd's entry socket, where the front forwards to (our worker refuses requests without
+   *  the front secret). */
   url: URL;
   registry(): Promise<RegistryRpc>;
   dispose(): Promise<void>;
@@ -62,7 +68,20 @@ function derivedWorkerOptions(root: string): WorkerOptions {
   return options;
 }
 
+/** Set by patches/miniflare+*.patch: the loopback server requires workerd's secret. */
+function miniflareLoopbackGuarded(): boolean {
+  return (Miniflare as unknown as { loopbackSecretRequired?: unknown }).loopbackSecretRequired === true;
+}
+
 export async function startWorkerRuntime(options: WorkerRuntimeOptions): Promise<WorkerRuntime> {
+  // Fail closed: an unpatched Miniflare (installed with --ignore-scripts, or a version bump
+  // without a new patch) would expose an unauthenticated loopback port to every local process.
+  if (!miniflareLoopbackGuarded()) {
+    throw new Error(
+      'Miniflare is not patched (patches/miniflare+*.patch): its loopback port would answer any local ' +
+        'process. Reinstall with `npm ci` (install scripts enabled) or run `npx patch-package`.',
+    );
+  }
   const root = packageRoot();
   const scriptPath = join(root, 'dist/worker/index.js');
   if (!existsSync(scriptPath)) throw new Error('dist/worker/index.js not found: run `npm run build` first.');
