@@ -71,13 +71,12 @@ export function buildProgram(
     .option(
       '--allow-dir <dir>',
       'a directory whose files the tools may read and write (repeatable; env SWITCHBOARD_MCP_ALLOWED_DIRS; default: the working directory)',
-      (dir: string, dirs: string[]) => [...dirs, dir],
-      [] as string[],
+      (dir: string, dirs: string[] | undefined) => [...(dirs ?? []), dir],
     )
     .action(async (_flags: unknown, self: Command) => {
       const { runStdioServer } = await import('../mcp/stdio.js');
-      const { profile, allowDir } = self.optsWithGlobals<{ profile?: string; allowDir: string[] }>();
-      await runStdioServer({ ...(profile && { profile }), env: io.env, allowDirs: allowDir });
+      const { profile, allowDir } = self.optsWithGlobals<{ profile?: string; allowDir?: string[] }>();
+      await runStdioServer({ ...(profile && { profile }), ...(allowDir && { allowDirs: allowDir }), env: io.env });
     });
 
   return { command, generated, exitCode: () => exitCode };

@@ -137,9 +137,15 @@ function snapshot(policy: FilePolicy): Snapshot {
     }
   }
   const configDirs = [dirname(policy.configPath)];
+  for (const real of [() => dirname(realLoose(policy.configPath)), () => realLoose(dirname(policy.configPath))]) {
+    try {
+      configDirs.push(real());
+    } catch {
+      // Unreadable: the configured directory is still refused.
+    }
+  }
   let configFile: Stats | undefined;
   try {
-    configDirs.push(dirname(realLoose(policy.configPath)), realLoose(dirname(policy.configPath)));
     configFile = statSync(policy.configPath);
   } catch {
     // No config file (yet): its directory is still refused.
