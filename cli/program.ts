@@ -68,10 +68,15 @@ export function buildProgram(
   command
     .command('mcp')
     .description('Run the MCP server on stdio (tools generated from the agent operations) for an agent client')
+    .option(
+      '--allow-dir <dir>',
+      'a directory whose files the tools may read and write (repeatable; env SWITCHBOARD_MCP_ALLOWED_DIRS; default: the working directory)',
+      (dir: string, dirs: string[] | undefined) => [...(dirs ?? []), dir],
+    )
     .action(async (_flags: unknown, self: Command) => {
       const { runStdioServer } = await import('../mcp/stdio.js');
-      const { profile } = self.optsWithGlobals<{ profile?: string }>();
-      await runStdioServer({ ...(profile && { profile }), env: io.env });
+      const { profile, allowDir } = self.optsWithGlobals<{ profile?: string; allowDir?: string[] }>();
+      await runStdioServer({ ...(profile && { profile }), ...(allowDir && { allowDirs: allowDir }), env: io.env });
     });
 
   return { command, generated, exitCode: () => exitCode };

@@ -11,6 +11,7 @@ import { type InvokeRequest, invokeOperation } from '../cli/lib/invoke.js';
 import { VERSION } from '../cli/lib/version.js';
 import { operationList } from '../worker/contract/index.js';
 import type { OperationDef } from '../worker/contract/registry.js';
+import { confinedFiles, type FilePolicy, filePolicy } from './file-access.js';
 import { DATA_NOT_INSTRUCTIONS, FILE_PATH_FIELD, OUT_PATH_FIELD, OVERWRITE_FIELD, toolDefinitions } from './tools.js';
 
 export interface BuildServerOptions {
@@ -18,6 +19,8 @@ export interface BuildServerOptions {
   profile?: string;
   env?: Env;
   operations?: readonly OperationDef[];
+  /** Where file_path/out_path may point (default: from --allow-dir, the env, or the cwd). */
+  files?: FilePolicy;
 }
 
 export const SERVER_INSTRUCTIONS =
@@ -42,10 +45,13 @@ function errorResult(structured: { request_id?: string; error: { code: string; m
 export async function callTool(
   op: OperationDef,
   args: Record<string, unknown>,
-  context: { profile?: string; env: Env },
+  context: { profile?: string; env: Env; files: FilePolicy },
 ): Promise<CallToolResult> {
   const { [FILE_PATH_FIELD]: filePath, [OUT_PATH_FIELD]: outPath, [OVERWRITE_FIELD]: overwrite, ...values } = args;
-  const request: InvokeRequest = { op, values };
+  // Every local path of a tool call goes through the confined access; the upload's descriptor
+  // stays open until the request is done.
+  const files = confinedFiles(context.files);
+  const request: InvokeRequest = { op, values, files };
   if (op.upload && typeof filePath === 'string') request.filePath = filePath;
   if (op.rawResponse) {
     if (typeof outPath === 'string') request.outPath = outPath;
@@ -70,6 +76,8 @@ export async function callTool(
       });
     }
     throw error;
+  } finally {
+    files.release();
   }
 }
 
@@ -80,7 +88,8 @@ export async function callTool(
 export async function buildServer(options: BuildServerOptions = {}): Promise<McpServer> {
   const { McpServer } = await import('@modelcontextprotocol/sdk/server/mcp.js');
   const env = options.env ?? process.env;
-  const context = { ...(options.profile && { profile: options.profile }), env };
+  const files = options.files ?? filePolicy({ env });
+  const context = { ...(options.profile && { profile: options.profile }), env, files };
   const server = new McpServer(
     { name: 'switchboard', title: 'Switchboard', version: VERSION },
     { instructions: SERVER_INSTRUCTIONS },

@@ -1,10 +1,15 @@
 /** `switchboard mcp`: the MCP server over stdio. stdout carries the protocol only; logs go to stderr. */
 import type { Env } from '../cli/lib/config.js';
 import { resolveProfile } from '../cli/lib/config.js';
+import { describePolicy, filePolicy } from './file-access.js';
 import { buildServer } from './server.js';
 
-export async function runStdioServer(options: { profile?: string; env?: Env } = {}): Promise<void> {
+export async function runStdioServer(
+  options: { profile?: string; env?: Env; allowDirs?: readonly string[] } = {},
+): Promise<void> {
   const env = options.env ?? process.env;
+  const files = filePolicy({ env, ...(options.allowDirs && { allowDirs: options.allowDirs }) });
+  process.stderr.write(`switchboard mcp: ${describePolicy(files)}\n`);
   // A bad config is reported at start-up, where the client's log shows it; the tools still start
   // so that a later `switchboard login` fixes them without restarting the client.
   try {
@@ -18,7 +23,7 @@ export async function runStdioServer(options: { profile?: string; env?: Env } = 
   } catch (error) {
     process.stderr.write(`switchboard mcp: ${error instanceof Error ? error.message : String(error)}\n`);
   }
-  const server = await buildServer({ ...(options.profile && { profile: options.profile }), env });
+  const server = await buildServer({ ...(options.profile && { profile: options.profile }), env, files });
   const { StdioServerTransport } = await import('@modelcontextprotocol/sdk/server/stdio.js');
   await server.connect(new StdioServerTransport());
 }

@@ -23,7 +23,11 @@ export const DATA_NOT_INSTRUCTIONS =
  * error body (`{request_id, error:{code, message, …}}`) as structured content.
  */
 const ToolError = z.object({
-  code: z.string().describe('Stable error code (api-v1.md), or a local one: not_configured, unreachable, …'),
+  code: z
+    .string()
+    .describe(
+      'Stable error code (api-v1.md), or a local one: not_configured, unreachable, local_file_error, path_not_allowed, …',
+    ),
   message: z.string(),
   field: z.string().optional(),
   target: z.string().optional(),
@@ -54,14 +58,17 @@ export function inputShapeFor(op: OperationDef): Record<string, z.ZodType> {
       .min(1)
       .optional()
       .describe(
-        'A local file to attach: this MCP process reads it and uploads the bytes (the server never sees the path).',
+        'A local file to attach: this MCP process reads it and uploads the bytes (the server never sees the path). ' +
+          'Only files under the directories the user allowed (by default the working directory) can be sent; never the Switchboard config.',
       );
   }
   if (op.rawResponse) {
     shape[OUT_PATH_FIELD] = z
       .string()
       .min(1)
-      .describe('Local path to write the bytes to (its directory must exist); the result is metadata, not content.');
+      .describe(
+        'Local path to write the bytes to (its directory must exist and be one the user allowed, by default the working directory); the result is metadata, not content.',
+      );
     shape[OVERWRITE_FIELD] = z.boolean().optional().describe('Replace out_path if it exists (default false).');
   }
   return shape;

@@ -22,7 +22,13 @@ export const EXIT = {
  * Codes for failures that happen before or instead of an HTTP answer (the MCP server reports
  * them in `structuredContent.error.code` like the API's own codes).
  */
-export type LocalErrorCode = 'validation_failed' | 'not_configured' | 'local_file_error' | 'unreachable';
+export type LocalErrorCode =
+  | 'validation_failed'
+  | 'not_configured'
+  | 'local_file_error'
+  | 'unreachable'
+  /** The MCP server refused a file_path/out_path outside the directories its user allowed. */
+  | 'path_not_allowed';
 
 export class LocalError extends Error {
   constructor(

@@ -2,14 +2,15 @@
  * Local files at the edge of the client: a path given to `--file`/`file_path` is read here and
  * uploaded as bytes (the server never sees the path); a download is written to the explicit
  * destination through a temp file, so a failed transfer never leaves a half-written file there.
+ * How a path is opened is a `FileAccess`: the CLI trusts the path a human typed (`userFiles`);
+ * the MCP server confines it to the directories its user allowed (`mcp/file-access.ts`).
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { createWriteStream, openAsBlob, renameSync, statSync, unlinkSync } from 'node:fs';
+import { openAsBlob, renameSync, statSync, unlinkSync } from 'node:fs';
+import { type FileHandle, open } from 'node:fs/promises';
 import { basename, dirname, extname, resolve } from 'node:path';
-import { Readable, Transform } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import { z } from '@hono/zod-openapi';
-import { describeFsError, fileError } from './errors.js';
+import { describeFsError, fileError, LocalError } from './errors.js';
 
 /**
  * What a download prints (and the MCP download tool returns) next to the operation's path
@@ -111,32 +112,72 @@ export function filenameFromDisposition(header: string | null): string | null {
   return null;
 }
 
-export async function saveDownload(response: Response, outPath: string, overwrite: boolean): Promise<DownloadResult> {
-  const target = checkDestination(outPath, overwrite);
+/** Creates the temp file exclusively ('wx' never follows a symlink planted at its name). */
+function createTemp(temp: string): Promise<FileHandle> {
+  return open(temp, 'wx');
+}
+
+/**
+ * The local file operations of one call. Every method may throw a LocalError, which reaches the
+ * caller unchanged (an MCP tool error with its code, or a CLI exit code).
+ */
+export interface FileAccess {
+  /** Opens a local file for upload; nothing is sent when it throws. */
+  openUpload(path: string): Promise<LocalUpload>;
+  /** Checks a download destination before the request is sent; returns the path to write. */
+  checkDestination(outPath: string, overwrite: boolean): string;
+  /** Creates and opens the download's temp file next to the destination. */
+  createTemp(temp: string): Promise<FileHandle>;
+  /** The last check, all bytes written, before the temp file takes the destination's name. */
+  beforeRename?(temp: string, handle: FileHandle, target: string, overwrite: boolean): Promise<void>;
+}
+
+/** The CLI's access: a human typed the path, so it is used as given (like `cp`). */
+export const userFiles: FileAccess = { openUpload, checkDestination, createTemp };
+
+export async function saveDownload(
+  response: Response,
+  outPath: string,
+  overwrite: boolean,
+  access: FileAccess = userFiles,
+): Promise<DownloadResult> {
+  const target = access.checkDestination(outPath, overwrite);
   const temp = `${target}.${randomBytes(6).toString('hex')}.part`;
   const hash = createHash('sha256');
   let size = 0;
-  const counter = new Transform({
-    transform(chunk: Buffer, _encoding, done) {
-      hash.update(chunk);
-      size += chunk.length;
-      done(null, chunk);
-    },
-  });
+  let handle: FileHandle | undefined;
+  let created = false;
   try {
     if (!response.body) throw new Error('the answer has no body');
-    await pipeline(Readable.fromWeb(response.body as never), counter, createWriteStream(temp, { flags: 'wx' }));
+    handle = await access.createTemp(temp);
+    created = true;
+    // Written through the handle itself (not a path), so the checks of `access` hold for these bytes.
+    for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+      hash.update(chunk);
+      size += chunk.length;
+      for (let offset = 0; offset < chunk.length; ) {
+        offset += (await handle.write(chunk, offset, chunk.length - offset)).bytesWritten;
+      }
+    }
     const declared = response.headers.get('content-length');
     if (declared !== null && Number(declared) !== size) {
       throw new Error(`the transfer ended after ${size} of ${declared} bytes`);
     }
+    await access.beforeRename?.(temp, handle, target, overwrite);
+    await handle.close();
+    handle = undefined;
     renameSync(temp, target);
   } catch (error) {
-    try {
-      unlinkSync(temp);
-    } catch {
-      // Nothing was written yet.
+    await handle?.close().catch(() => undefined);
+    // Only a temp file this call created is removed: an EEXIST from createTemp is someone else's.
+    if (created) {
+      try {
+        unlinkSync(temp);
+      } catch {
+        // Already gone.
+      }
     }
+    if (error instanceof LocalError) throw error;
     throw fileError(`download to ${target} failed: ${error instanceof Error ? error.message : String(error)}`);
   }
   return {

@@ -5,7 +5,7 @@
 import type { OperationDef } from '../../worker/contract/registry.js';
 import { configError, LocalError, usageError } from './errors.js';
 import type { SplitInput } from './fields.js';
-import { type DownloadResult, openUpload, saveDownload } from './files.js';
+import { type DownloadResult, type FileAccess, saveDownload, userFiles } from './files.js';
 import { VERSION } from './version.js';
 
 export const API_BASE = '/api/v1';
@@ -23,6 +23,8 @@ export interface HttpCall {
   filePath?: string;
   /** Where a raw answer is written (rawResponse operations). */
   download?: { outPath: string; overwrite: boolean };
+  /** How local paths are opened (default: as given, for the CLI). */
+  files?: FileAccess;
   /** Milliseconds before giving up; undefined = no limit (file transfers). */
   timeoutMs?: number;
 }
@@ -102,7 +104,7 @@ async function requestBody(call: HttpCall): Promise<{ body?: BodyInit; type?: st
   const { op } = call;
   if (call.filePath !== undefined) {
     if (!op.upload) throw usageError(`${op.id} does not take a file`);
-    const upload = await openUpload(call.filePath);
+    const upload = await (call.files ?? userFiles).openUpload(call.filePath);
     const form = new FormData();
     form.append('metadata', JSON.stringify(call.input.body));
     form.append('file', upload.blob, upload.filename);
@@ -157,7 +159,7 @@ export async function callOperation(call: HttpCall, connection: Connection): Pro
   const setCookies = response.headers.getSetCookie();
   if (!response.ok) return { kind: 'error', status: response.status, body: await errorBody(response), setCookies };
   if (call.download) {
-    const data = await saveDownload(response, call.download.outPath, call.download.overwrite);
+    const data = await saveDownload(response, call.download.outPath, call.download.overwrite, call.files);
     return { kind: 'download', status: response.status, data, setCookies };
   }
   const text = await response.text();

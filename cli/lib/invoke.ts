@@ -9,7 +9,7 @@ import { type Env, type Resolved, resolveProfile, updateProfile } from './config
 import { applySetCookies } from './cookies.js';
 import { configError, usageError } from './errors.js';
 import { type FieldInfo, operationFields, type SplitInput, splitInput } from './fields.js';
-import { checkDestination } from './files.js';
+import { type FileAccess, userFiles } from './files.js';
 import { type ApiErrorBody, callOperation } from './http.js';
 
 export interface InvokeRequest {
@@ -19,6 +19,8 @@ export interface InvokeRequest {
   filePath?: string;
   outPath?: string;
   overwrite?: boolean;
+  /** How local paths are opened: the MCP server confines them; the CLI uses them as given. */
+  files?: FileAccess;
 }
 
 export interface InvokeContext {
@@ -96,7 +98,7 @@ export async function invokeOperation(request: InvokeRequest, context: InvokeCon
   if (op.rawResponse) {
     if (!request.outPath) throw usageError('out: give the path to write the bytes to', 'out', 'is required');
     download = {
-      outPath: checkDestination(request.outPath, request.overwrite ?? false),
+      outPath: (request.files ?? userFiles).checkDestination(request.outPath, request.overwrite ?? false),
       overwrite: !!request.overwrite,
     };
   }
@@ -113,6 +115,7 @@ export async function invokeOperation(request: InvokeRequest, context: InvokeCon
       input,
       ...(request.filePath !== undefined && { filePath: request.filePath }),
       ...(download && { download }),
+      ...(request.files && { files: request.files }),
       timeoutMs: timeoutFor(request, context.env),
     },
     {

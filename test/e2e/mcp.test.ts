@@ -25,11 +25,12 @@ const tool = (id: string) => {
   return op.mcp.tool;
 };
 
-async function connect(key: string): Promise<Client> {
+async function connect(key: string, cwd = ROOT): Promise<Client> {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [CLI, 'mcp'],
-    cwd: ROOT,
+    // Tools read and write files only under the MCP server's working directory by default.
+    cwd,
     env: cliEnv({ SWITCHBOARD_CONFIG: tempConfig(), SWITCHBOARD_URL: server.url, SWITCHBOARD_API_KEY: key }) as Record<
       string,
       string
@@ -171,17 +172,19 @@ describe.runIf(downloadOp !== undefined)('files over MCP', () => {
     const bytes = Buffer.from(Array.from({ length: 200_000 }, (_, i) => (i * 31) % 256));
     const source = join(folder, 'report.bin');
     writeFileSync(source, bytes);
-    const sent = await call(aliceClient, tool('sendDirect'), {
+    const aliceFiles = await connect(alice.key, folder);
+    const bobFiles = await connect(bob.key, folder);
+    const sent = await call(aliceFiles, tool('sendDirect'), {
       to_agent_ids: [bob.agent.agent_id],
       body: 'see attachment',
       file_path: source,
     });
     expect(sent.isError, JSON.stringify(sent.content)).toBeFalsy();
     const channelId = structured(sent).results[0].channel_id as string;
-    const history = await call(bobClient, tool('listMessages'), { channel_id: channelId, order: 'desc', limit: 1 });
+    const history = await call(bobFiles, tool('listMessages'), { channel_id: channelId, order: 'desc', limit: 1 });
     const attachment = structured(history).messages[0].attachment;
     const out = join(folder, 'copy.bin');
-    const downloaded = await call(bobClient, downloadTool, {
+    const downloaded = await call(bobFiles, downloadTool, {
       file_id: attachment.file_id,
       out_path: out,
     });
