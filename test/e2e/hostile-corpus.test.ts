@@ -6,9 +6,19 @@
  * cases tried to create is visible through the API.
  */
 import { createHash, randomBytes } from 'node:crypto';
+import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formPart, multipartBody } from '../workers/multipart-body.js';
-import { adminLogin, api, createAgent, createHost, errorCode, type Server, startServer } from './harness.js';
+import {
+  type ApiResponse,
+  adminLogin,
+  api,
+  createAgent,
+  createHost,
+  errorCode,
+  type Server,
+  startServer,
+} from './harness.js';
 import { CORPUS, type CorpusContext } from './hostile/corpus-cases.js';
 import { diskSnapshot, storageChanges } from './hostile/data-dir.js';
 
@@ -179,4 +189,117 @@ describe('hostile file names', () => {
       expect(download.headers['set-cookie']).toBeUndefined();
     });
   }
+});
+
+describe('trickling uploads', () => {
+  // One agent holding uploads open by trickling their bytes must not deny uploads to the others
+  // (issue 10, item 6): its own extra upload is refused, another agent's goes through.
+  const LIMIT = 4;
+  const BOUNDARY = 'corpus-trickle-boundary';
+  const held: http.ClientRequest[] = [];
+
+  afterAll(() => {
+    for (const request of held) request.destroy();
+  });
+
+  /** Starts an upload that sends its metadata and the first byte of its file, then nothing. */
+  function trickle(key: string): Promise<ApiResponse> {
+    const url = new URL(server.url);
+    const head = Buffer.concat([
+      Buffer.from(
+        multipartBody(BOUNDARY, [
+          formPart({ name: 'metadata', data: JSON.stringify({ to_agent_ids: [ctx.b.id], body: 'trickle' }) }),
+        ]),
+      ).subarray(0, -`--${BOUNDARY}--\r\n`.length),
+      Buffer.from(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="slow.bin"\r\n\r\nx`),
+    ]);
+    return new Promise((done) => {
+      const request = http.request(
+        {
+          hostname: url.hostname,
+          port: url.port,
+          method: 'POST',
+          path: '/api/v1/messages/direct',
+          headers: { authorization: `Bearer ${key}`, 'content-type': `multipart/form-data; boundary=${BOUNDARY}` },
+          agent: false,
+        },
+        (response) => {
+          let text = '';
+          response.setEncoding('utf8').on('data', (chunk: string) => {
+            text += chunk;
+          });
+          response.on('end', () => {
+            let body: unknown = text;
+            try {
+              body = JSON.parse(text);
+            } catch {
+              // not JSON
+            }
+            done({ status: response.statusCode ?? 0, body, text, headers: response.headers });
+          });
+        },
+      );
+      // Destroyed by afterAll, or cut by the server: an answer of status 0.
+      request.on('error', () => done({ status: 0, body: '', text: '', headers: {} }));
+      held.push(request);
+      request.write(head);
+    });
+  }
+
+  async function uploadsInProgress(): Promise<number> {
+    const res = await api(server, 'GET', '/admin/cleanup', { cookie: ctx.cookie });
+    return res.body.uploads_in_progress as number;
+  }
+
+  it(`an agent holding ${LIMIT} trickling uploads is refused more, another agent is not [needs: trickling uploads]`, async () => {
+    const patch = await api(server, 'PATCH', '/admin/settings', {
+      cookie: ctx.cookie,
+      body: { max_concurrent_uploads: LIMIT },
+    });
+    expect(patch.status, patch.text).toBe(200);
+    const start = await uploadsInProgress();
+
+    // Open trickles until the server has admitted LIMIT of them or refuses one.
+    let refusal: ApiResponse | undefined;
+    for (let opened = 1; opened <= LIMIT && !refusal; opened++) {
+      const answer = trickle(ctx.a.key);
+      let settled: ApiResponse | undefined;
+      answer.then((res) => {
+        settled = res;
+      });
+      while (!settled && (await uploadsInProgress()) < start + opened) await new Promise((r) => setImmediate(r));
+      if (settled) refusal = settled;
+    }
+    if (!refusal) {
+      const form = new FormData();
+      form.append('metadata', JSON.stringify({ to_agent_ids: [ctx.b.id], body: 'one more from a' }));
+      form.append('file', new Blob(['more'], { type: 'text/plain' }), 'more.txt');
+      const more = await fetch(`${server.url}/api/v1/messages/direct`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${ctx.a.key}` },
+        body: form,
+      });
+      const text = await more.text();
+      refusal = {
+        status: more.status,
+        body: JSON.parse(text),
+        text,
+        headers: { 'x-request-id': more.headers.get('x-request-id') ?? undefined },
+      };
+    }
+    expect(refusal.status, refusal.text).toBe(429);
+    expect(errorCode(refusal)).toBe('upload_admission_denied');
+    expect(refusal.body.error.retry_after_ms).toBeGreaterThan(0);
+
+    const form = new FormData();
+    form.append('metadata', JSON.stringify({ to_agent_ids: [ctx.a.id], body: 'from b while a trickles' }));
+    form.append('file', new Blob(['b bytes'], { type: 'text/plain' }), 'b.txt');
+    const other = await fetch(`${server.url}/api/v1/messages/direct`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ctx.b.key}` },
+      body: form,
+    });
+    expect(other.status, await other.clone().text()).toBe(200);
+    expect(((await other.json()) as { results: { status: string }[] }).results[0]?.status).toBe('sent');
+  });
 });
