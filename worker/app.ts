@@ -12,7 +12,7 @@ import type { ErrorBody } from './contract/models.js';
 import type { OperationDef } from './contract/registry.js';
 import { handlers } from './handlers/index.js';
 import type { AppEnv, Handler } from './handlers/types.js';
-import { drainBody } from './lib/json-body.js';
+import { DRAIN_LIMIT, drainBody } from './lib/json-body.js';
 import { currentSettings } from './lib/settings-cache.js';
 import { requireAdmin, requireAgent } from './middleware/auth.js';
 import { jsonBody } from './middleware/json-body.js';
@@ -29,7 +29,10 @@ function zodIssueField(error: z.ZodError): { field?: string; message: string } {
 
 async function errorResponse(c: Context<AppEnv>, error: ApiError): Promise<Response> {
   const unread = c.req.raw.body;
-  if (unread && !unread.locked) await drainBody(unread.getReader()).catch(() => {});
+  // A body declared larger than the drain limit would never be drained whole, and a client that
+  // declares one and sends nothing would hold the answer back until its connection times out.
+  const declared = Number(c.req.header('content-length'));
+  if (unread && !unread.locked && !(declared > DRAIN_LIMIT)) await drainBody(unread.getReader()).catch(() => {});
   let revision = 0;
   try {
     revision = (await currentSettings(c.env)).revision;

@@ -4,11 +4,11 @@
  * taken from the TCP connection and the per-boot secret that tells the worker the request came
  * through here. It logs nothing per request: no key, no body, no URL.
  */
-import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
 import type { Socket } from 'node:net';
 import { pipeline } from 'node:stream/promises';
+import { clientErrorAnswer, errorBody, newRequestId, rawErrorResponse } from './front-errors.js';
 import { forwardRequestHeaders, forwardResponseHeaders } from './front-headers.js';
 
 export interface FrontOptions {
@@ -31,8 +31,8 @@ function sendError(res: http.ServerResponse, status: number, code: string, messa
     res.destroy();
     return;
   }
-  const requestId = `req_${randomBytes(12).toString('base64url')}`;
-  const body = JSON.stringify({ request_id: requestId, error: { code, message } });
+  const requestId = newRequestId();
+  const body = errorBody(requestId, { status, code, message });
   res.writeHead(status, {
     'content-type': 'application/json',
     'content-length': Buffer.byteLength(body),
@@ -59,6 +59,11 @@ export function createFront(options: FrontOptions): Front {
     // Miniflare's own endpoints live under /cdn-cgi/; on Cloudflare that prefix belongs to the edge.
     if (/^\/cdn-cgi(\/|$|\?)/i.test(path)) {
       sendError(res, 404, 'not_found', 'Not found.');
+      return;
+    }
+    // HTTP/1.1 requires Host (RFC 9112 §3.2); Node's own refusal would not be a structured error.
+    if (req.headers.host === undefined && req.httpVersion !== '1.0') {
+      sendError(res, 400, 'validation_failed', 'Missing Host header.');
       return;
     }
     const host = req.headers.host ?? `localhost:${req.socket.localPort ?? ''}`;
@@ -117,9 +122,10 @@ export function createFront(options: FrontOptions): Front {
     req.pipe(upstream);
   };
 
+  // Missing Host is refused by `handle` with a structured error instead of Node's bare 400.
   const server: http.Server = options.tls
-    ? https.createServer({ cert: options.tls.cert, key: options.tls.key }, handle)
-    : http.createServer(handle);
+    ? https.createServer({ cert: options.tls.cert, key: options.tls.key, requireHostHeader: false }, handle)
+    : http.createServer({ requireHostHeader: false }, handle);
   // Large uploads on slow links need more than Node's 5-minute default; headers stay bounded.
   server.requestTimeout = 30 * 60_000;
   server.headersTimeout = 60_000;
@@ -128,8 +134,19 @@ export function createFront(options: FrontOptions): Front {
       socket.destroy();
       return;
     }
-    socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+    // An answer already under way on this socket cannot be followed by another one.
+    if ((socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent) {
+      socket.destroy();
+      return;
+    }
+    socket.end(rawErrorResponse(clientErrorAnswer(error)));
   });
+  // Without these listeners Node closes a CONNECT without an answer and answers an unknown
+  // Expect with a bare 417; the front proxies nothing but origin-form requests.
+  server.on('connect', (_req: http.IncomingMessage, socket: Socket) => {
+    socket.end(rawErrorResponse({ status: 405, code: 'method_not_allowed', message: 'CONNECT is not supported.' }));
+  });
+  server.on('checkExpectation', handle);
 
   return {
     server,

@@ -28,7 +28,7 @@ export function findIllFormedString(value: unknown, path = ''): string | null {
  * Object call before the answer), so refused bodies are read to the end (bounded) before the
  * error goes out: the client then always gets its structured error.
  */
-const DRAIN_LIMIT = 64_000_000;
+export const DRAIN_LIMIT = 64_000_000;
 
 export async function drainBody(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<void> {
   let seen = 0;
