@@ -488,6 +488,20 @@ describe('stalled uploads', () => {
     expect(await allKeys()).toEqual([]);
   });
 
+  it('holds the metadata part to the same rate, before any admission', async () => {
+    await setLimits({ upload_stall_seconds: 1 });
+    const partial = enc.encode(`--${B}\r\nContent-Disposition: form-data; name="metadata"\r\n\r\n{"bo`);
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(partial);
+      },
+    });
+    const res = await post(body);
+    expect(res.status).toBe(408);
+    expect(res.json).toMatchObject({ code: 'upload_stalled' });
+    expect(await retention().leaseCount()).toBe(0);
+  });
+
   it('lets a slow but steady upload through', async () => {
     await setLimits({ upload_stall_seconds: 1 });
     // 2,000 bytes every 200 ms: ten times the minimum rate, over several windows.
