@@ -7,6 +7,7 @@ import type { Env } from '../../worker/env.js';
 import { randomToken } from '../../worker/lib/crypto.js';
 import { openDatabase } from '../shared/database.js';
 import { DeletionQueue, type DeletionStats } from '../shared/deletion-jobs.js';
+import { admissionRefusal, type Held } from './admission.js';
 import * as schema from './schema.js';
 import { type CleanupStatusView, cleanupStatusView } from './status.js';
 
@@ -109,9 +110,11 @@ export class RetentionDO extends DurableObject<Env> {
 
   /**
    * Admits one upload or refuses it: 503 cleanup_unavailable while deletions are failing, 429
-   * upload_admission_denied when the concurrent-upload or temporary-byte limit would be passed.
+   * upload_admission_denied when the uploader's share (admission.ts) or the concurrent-upload or
+   * temporary-byte limit would be passed.
    */
   async acquireUpload(input: {
+    agentId: string;
     reserveBytes: number;
     maxConcurrent: number;
     maxTempBytes: number;
@@ -125,24 +128,20 @@ export class RetentionDO extends DurableObject<Env> {
         { retryAfterMs: HEALTH_POLL_MS },
       );
     }
-    const held = this.db
-      .select({ n: count(), bytes: sum(uploadLeases.reservedBytes) })
-      .from(uploadLeases)
-      .get();
-    const uploads = held?.n ?? 0;
-    const bytes = Number(held?.bytes ?? 0);
-    if (uploads + 1 > input.maxConcurrent) {
-      throw new ApiError('upload_admission_denied', `${uploads} uploads are in progress (max_concurrent_uploads).`, {
-        limit: input.maxConcurrent,
+    const held = (agentId?: string): Held => {
+      const row = this.db
+        .select({ n: count(), bytes: sum(uploadLeases.reservedBytes) })
+        .from(uploadLeases)
+        .where(agentId === undefined ? undefined : eq(uploadLeases.agentId, agentId))
+        .get();
+      return { uploads: row?.n ?? 0, bytes: Number(row?.bytes ?? 0) };
+    };
+    const refusal = admissionRefusal(input, held(), held(input.agentId));
+    if (refusal) {
+      throw new ApiError('upload_admission_denied', refusal.message, {
+        limit: refusal.limit,
         retryAfterMs: ADMISSION_RETRY_MS,
       });
-    }
-    if (bytes + input.reserveBytes > input.maxTempBytes) {
-      throw new ApiError(
-        'upload_admission_denied',
-        'Temporary upload storage is full (max_upload_temp_bytes); try again shortly.',
-        { limit: input.maxTempBytes, retryAfterMs: ADMISSION_RETRY_MS },
-      );
     }
     const lease = { leaseId: randomToken(18), key: `tmp/${randomToken(24)}`, leaseMs: UPLOAD_LEASE_MS };
     this.db
@@ -150,6 +149,7 @@ export class RetentionDO extends DurableObject<Env> {
       .values({
         leaseId: lease.leaseId,
         objectKey: lease.key,
+        agentId: input.agentId,
         reservedBytes: input.reserveBytes,
         expiresAt: now + UPLOAD_LEASE_MS,
         createdAt: now,

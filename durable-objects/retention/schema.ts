@@ -1,4 +1,4 @@
-import { integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 import { deletionJobsTable } from '../shared/deletion-jobs.js';
 
 /**
@@ -6,15 +6,22 @@ import { deletionJobsTable } from '../shared/deletion-jobs.js';
  * key of its staged object. The lease is written before the first byte goes to R2 and renewed
  * while the request lives, so an upload whose request died (crash, SIGKILL, cancelled client)
  * leaves a lease that expires and is swept: its staged object and unfinished multipart upload go.
+ * `agent_id` is the uploader, so one agent's uploads can be held to its share of the admission
+ * (null only for leases written before the share existed).
  */
-export const uploadLeases = sqliteTable('upload_leases', {
-  leaseId: text('lease_id').primaryKey(),
-  objectKey: text('object_key').notNull().unique(),
-  uploadId: text('upload_id'),
-  reservedBytes: integer('reserved_bytes').notNull(),
-  expiresAt: integer('expires_at').notNull(),
-  createdAt: integer('created_at').notNull(),
-});
+export const uploadLeases = sqliteTable(
+  'upload_leases',
+  {
+    leaseId: text('lease_id').primaryKey(),
+    objectKey: text('object_key').notNull().unique(),
+    uploadId: text('upload_id'),
+    agentId: text('agent_id'),
+    reservedBytes: integer('reserved_bytes').notNull(),
+    expiresAt: integer('expires_at').notNull(),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [index('upload_leases_agent').on(t.agentId)],
+);
 
 /** Staged objects to delete (released or expired uploads, strays found by the prefix sweep). */
 export const deletionJobs = deletionJobsTable();

@@ -6,20 +6,31 @@
 
 import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:test';
 import { z } from '@hono/zod-openapi';
-import { Hono } from 'hono';
+import { Hono, type MiddlewareHandler } from 'hono';
 import { beforeEach, describe, expect, it } from 'vitest';
+import { admissionRefusal } from '../../durable-objects/retention/admission.js';
 import { ApiError, reviveApiError } from '../../worker/contract/errors.js';
 import type { AppEnv } from '../../worker/handlers/types.js';
+import { uploadShare } from '../../worker/lib/limits.js';
 import { forgetCachedSettings } from '../../worker/lib/settings-cache.js';
 import { readUploadRequest, type StagedFile } from '../../worker/uploads/request.js';
 import { PART_BYTES } from '../../worker/uploads/staging.js';
+import { StallGuard } from '../../worker/uploads/stall.js';
 import { type FormPart, formPart, multipartBody } from './multipart-body.js';
 
 const enc = new TextEncoder();
 const B = 'test-boundary-7f3a';
 const retention = () => env.RETENTION.get(env.RETENTION.idFromName('retention'));
 
+/** The uploader, as requireAgent would set it: the X-Agent header names it (default agt_a). */
+const asAgent: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const agent_id = c.req.header('x-agent') ?? 'agt_a';
+  c.set('agent', { agent_id, name: agent_id, display_name: agent_id, host_id: 'hst_test' });
+  await next();
+};
+
 const app = new Hono<AppEnv>();
+app.use(asAgent);
 app.post('/up', async (c) => {
   const upload = await readUploadRequest(c, z.object({ body: z.string() }), (b) => {
     if (b.body === 'refuse-early') throw new ApiError('text_too_long', 'early', { field: 'body' });
@@ -184,6 +195,7 @@ describe('multipart uploads', () => {
     const bytes = new Uint8Array(PART_BYTES * 2 + 12_345);
     for (let i = 0; i < bytes.length; i++) bytes[i] = (i * 31) & 0xff;
     const ctxApp = new Hono<AppEnv>();
+    ctxApp.use(asAgent);
     ctxApp.post('/up', async (c) => {
       const upload = await readUploadRequest(c, z.object({ body: z.string() }));
       const object = await env.FILES.get(upload.file!.key);
@@ -261,7 +273,9 @@ describe('admission', () => {
     await setLimits({ max_concurrent_uploads: 1, max_upload_temp_bytes: 10_000, max_file_bytes: 5_000 });
     const held = await post(multipart([metadata(), { name: 'file', filename: 'a', data: 'aaa' }]), '?keep=1');
     expect(held.status).toBe(200);
-    const refused = await post(multipart([metadata(), { name: 'file', filename: 'b', data: 'bbb' }]));
+    const refused = await post(multipart([metadata(), { name: 'file', filename: 'b', data: 'bbb' }]), '', {
+      'x-agent': 'agt_b',
+    });
     expect(refused.status).toBe(429);
     expect(refused.json).toMatchObject({ code: 'upload_admission_denied', limit: 1 });
     expect(refused.json.retryAfterMs).toBeGreaterThan(0);
@@ -270,15 +284,24 @@ describe('admission', () => {
 
     await setLimits({ max_concurrent_uploads: 5 });
     // A chunked upload reserves max_file_bytes (5,000): 2 × 5,000 would pass 10,000 with the held one.
-    const second = await post(chunked(multipart([metadata(), { name: 'file', filename: 'c', data: 'c' }])), '?keep=1');
+    const second = await post(chunked(multipart([metadata(), { name: 'file', filename: 'c', data: 'c' }])), '?keep=1', {
+      'x-agent': 'agt_b',
+    });
     expect(second.status).toBe(200);
-    const third = await post(chunked(multipart([metadata(), { name: 'file', filename: 'd', data: 'd' }])));
+    const third = await post(chunked(multipart([metadata(), { name: 'file', filename: 'd', data: 'd' }])), '', {
+      'x-agent': 'agt_c',
+    });
     expect(third.json).toMatchObject({ code: 'upload_admission_denied', limit: 10_000 });
   });
 
   it('sweeps the staged object of an upload whose request died (lease expiry)', async () => {
     // The request is gone: nobody renews the lease and nobody releases it.
-    const lease = await retention().acquireUpload({ reserveBytes: 10, maxConcurrent: 5, maxTempBytes: 1_000 });
+    const lease = await retention().acquireUpload({
+      agentId: 'agt_a',
+      reserveBytes: 10,
+      maxConcurrent: 5,
+      maxTempBytes: 1_000,
+    });
     await env.FILES.put(lease.key, 'orphan');
     // An unfinished multipart upload under the same key: the sweep aborts it too.
     const multipart = await env.FILES.createMultipartUpload(lease.key);
@@ -330,5 +353,161 @@ describe('admission', () => {
     expect(status).toMatchObject({ state: 'idle', pending_jobs: 0, failed_jobs: 0 });
     expect(await allKeys()).toEqual([]);
     expect((await post(multipart([metadata(), { name: 'file', filename: 'c', data: 'z' }]))).status).toBe(200);
+  });
+});
+
+describe('fair share: one agent cannot take the admission from the others', () => {
+  const eight = { reserveBytes: 100, maxConcurrent: 8, maxTempBytes: 1_000 };
+  const none = { uploads: 0, bytes: 0 };
+
+  it('gives each agent a quarter of the uploads and of the temporary bytes, its first upload always', () => {
+    expect(uploadShare({ max_concurrent_uploads: 8, max_upload_temp_bytes: 1_000 })).toEqual({
+      uploads: 2,
+      bytes: 250,
+    });
+    for (const n of [1, 2, 3]) {
+      expect(uploadShare({ max_concurrent_uploads: n, max_upload_temp_bytes: 1 }).uploads).toBe(1);
+    }
+    // Two in progress: a third of the same agent is refused although the server has room.
+    expect(admissionRefusal(eight, { uploads: 2, bytes: 200 }, { uploads: 2, bytes: 200 })).toMatchObject({
+      limit: 2,
+    });
+    // Another agent is admitted meanwhile.
+    expect(admissionRefusal(eight, { uploads: 2, bytes: 200 }, none)).toBeNull();
+    // An agent's first upload may reserve more than its byte share (any admissible file can be sent)…
+    expect(admissionRefusal({ ...eight, reserveBytes: 600 }, none, none)).toBeNull();
+    // …but its second must fit within the share together with the first.
+    expect(
+      admissionRefusal({ ...eight, reserveBytes: 100 }, { uploads: 1, bytes: 600 }, { uploads: 1, bytes: 600 }),
+    ).toMatchObject({ limit: 250 });
+    expect(
+      admissionRefusal({ ...eight, reserveBytes: 100 }, { uploads: 1, bytes: 100 }, { uploads: 1, bytes: 100 }),
+    ).toBeNull();
+    // The global limits still hold for everyone.
+    expect(admissionRefusal(eight, { uploads: 8, bytes: 800 }, none)).toMatchObject({ limit: 8 });
+    expect(admissionRefusal({ ...eight, reserveBytes: 300 }, { uploads: 4, bytes: 800 }, none)).toMatchObject({
+      limit: 1_000,
+    });
+  });
+
+  it('holds leases per agent in the retention object, and a released lease frees the share', async () => {
+    const gate = retention();
+    const acquire = (agentId: string) =>
+      gate.acquireUpload({ agentId, reserveBytes: 10, maxConcurrent: 8, maxTempBytes: 1_000_000 });
+    // The refusal as a value: an RPC promise awaited by expect().rejects is also reported unhandled.
+    const refusal = (agentId: string) =>
+      acquire(agentId).then(
+        () => 'admitted',
+        (error: unknown) => String(error),
+      );
+    const first = await acquire('agt_hog');
+    await acquire('agt_hog');
+    expect(await refusal('agt_hog')).toMatch(/upload_admission_denied.*one agent may have 2/);
+    // Six other agents still get in, up to the global limit.
+    for (let i = 0; i < 6; i++) await acquire(`agt_other${i}`);
+    expect(await refusal('agt_late')).toMatch(/upload_admission_denied.*max_concurrent_uploads/);
+    await gate.releaseUpload(first.leaseId);
+    await gate.releaseUpload((await acquire('agt_hog')).leaseId);
+    expect(await gate.leaseCount()).toBe(7);
+  });
+
+  it('refuses an agent over its share over HTTP while another agent uploads', async () => {
+    await setLimits({ max_concurrent_uploads: 8 });
+    const file = (name: string) => multipart([metadata(), { name: 'file', filename: name, data: name }]);
+    expect((await post(file('a1'), '?keep=1', { 'x-agent': 'agt_hog' })).status).toBe(200);
+    expect((await post(file('a2'), '?keep=1', { 'x-agent': 'agt_hog' })).status).toBe(200);
+    const refused = await post(file('a3'), '', { 'x-agent': 'agt_hog' });
+    expect(refused.status).toBe(429);
+    expect(refused.json).toMatchObject({ code: 'upload_admission_denied', limit: 2 });
+    expect(refused.json.retryAfterMs).toBeGreaterThan(0);
+    expect((await post(file('b'), '', { 'x-agent': 'agt_other' })).status).toBe(200);
+    // The refused upload left nothing behind; the two held ones are still staged.
+    expect(await retention().leaseCount()).toBe(2);
+    expect(await allKeys()).toHaveLength(2);
+  });
+});
+
+describe('stalled uploads', () => {
+  /** The start of a body: metadata, then the file part's headers; the file's bytes follow. */
+  const head = enc.encode(
+    `--${B}\r\nContent-Disposition: form-data; name="metadata"\r\n\r\n{"body":"slow"}\r\n` +
+      `--${B}\r\nContent-Disposition: form-data; name="file"; filename="slow.bin"\r\n\r\n`,
+  );
+  const tail = enc.encode(`\r\n--${B}--\r\n`);
+
+  /** `head`, then `first`, then `piece` bytes every `everyMs` (forever, or `count` times then the end). */
+  function slowBody(options: { first?: number; piece: number; everyMs: number; count?: number }) {
+    let sent = -1;
+    return new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        if (sent === -1) {
+          sent = 0;
+          controller.enqueue(head);
+          if (options.first) controller.enqueue(new Uint8Array(options.first).fill(0x61));
+          return;
+        }
+        if (options.count !== undefined && sent === options.count) {
+          controller.enqueue(tail);
+          controller.close();
+          return;
+        }
+        await scheduler.wait(options.everyMs);
+        if (options.piece > 0) controller.enqueue(new Uint8Array(options.piece).fill(0x62));
+        sent++;
+      },
+    });
+  }
+
+  it('judges each full window of waiting and never the last, open one', () => {
+    const guard = new StallGuard(1_000, 1_000);
+    expect(guard.record(400, 600)).toBe(true);
+    expect(guard.remaining()).toBe(600);
+    expect(guard.record(600, 400)).toBe(true); // 1,000 bytes in the first window
+    expect(guard.remaining()).toBe(1_000);
+    expect(guard.record(999, 0)).toBe(true); // still open
+    expect(guard.record(1, 999)).toBe(false); // the second window closed 1 byte short
+    expect(guard.refusal()).toMatchObject({ code: 'upload_stalled', details: { limit: 1_000 } });
+  });
+
+  it('cancels a trickling upload with upload_stalled and keeps nothing: no lease, no staged object', async () => {
+    await setLimits({ upload_stall_seconds: 1 });
+    // One byte every 100 ms: 10 bytes a second against the 1,000 required.
+    const res = await post(slowBody({ piece: 1, everyMs: 100 }));
+    expect(res.status).toBe(408);
+    expect(res.json).toMatchObject({ code: 'upload_stalled', limit: 1_000 });
+    expect(await retention().leaseCount()).toBe(0);
+    expect(await allKeys()).toEqual([]);
+  });
+
+  it('cancels an upload that goes silent, also after an R2 multipart part was staged', async () => {
+    await setLimits({ upload_stall_seconds: 1 });
+    const res = await post(slowBody({ first: PART_BYTES + 1_000, piece: 0, everyMs: 60_000 }));
+    expect(res.status).toBe(408);
+    expect(res.json).toMatchObject({ code: 'upload_stalled' });
+    expect(await retention().leaseCount()).toBe(0);
+    expect(await allKeys()).toEqual([]);
+  });
+
+  it('holds the metadata part to the same rate, before any admission', async () => {
+    await setLimits({ upload_stall_seconds: 1 });
+    const partial = enc.encode(`--${B}\r\nContent-Disposition: form-data; name="metadata"\r\n\r\n{"bo`);
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(partial);
+      },
+    });
+    const res = await post(body);
+    expect(res.status).toBe(408);
+    expect(res.json).toMatchObject({ code: 'upload_stalled' });
+    expect(await retention().leaseCount()).toBe(0);
+  });
+
+  it('lets a slow but steady upload through', async () => {
+    await setLimits({ upload_stall_seconds: 1 });
+    // 2,000 bytes every 200 ms: ten times the minimum rate, over several windows.
+    const res = await post(slowBody({ piece: 2_000, everyMs: 200, count: 12 }));
+    expect(res.status).toBe(200);
+    expect(res.json.file.size).toBe(24_000);
+    expect(await retention().leaseCount()).toBe(0);
   });
 });

@@ -9,6 +9,7 @@ export const ERROR_STATUS = {
   empty_message: 400,
   too_many_recipients: 400,
   unsupported_media_type: 415,
+  upload_stalled: 408,
   unauthenticated: 401,
   source_ip_denied: 403,
   not_group_owner: 403,

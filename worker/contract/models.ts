@@ -132,6 +132,8 @@ export const Limits = z
     max_group_members: z.number().int().positive(),
     max_concurrent_uploads: z.number().int().positive(),
     max_upload_temp_bytes: z.number().int().positive(),
+    /** An upload that delivers less than MIN_UPLOAD_BYTES_PER_SECOND over this many seconds is cancelled. */
+    upload_stall_seconds: z.number().int().min(1).max(86_400),
   })
   .openapi('Limits');
 export type Limits = z.infer<typeof Limits>;
@@ -139,6 +141,10 @@ export type Limits = z.infer<typeof Limits>;
 /** Fixed (not admin-set) limits that agents still need to know. */
 export const DerivedLimits = z.object({
   max_json_request_bytes: z.number().int().positive(),
+  /** One agent's share of the upload admission (worker/lib/limits.ts: uploadShare). */
+  max_concurrent_uploads_per_agent: z.number().int().positive(),
+  max_upload_temp_bytes_per_agent: z.number().int().positive(),
+  min_upload_bytes_per_second: z.number().int().positive(),
 });
 
 export const LimitsPatch = Limits.partial()

@@ -1,6 +1,6 @@
 import type { getLimits, getMe, listDirectory } from '../contract/operations/identity.js';
 import { pageSize } from '../lib/cursor.js';
-import { LIMIT_SEMANTICS, maxJsonRequestBytes } from '../lib/limits.js';
+import { derivedLimits, LIMIT_SEMANTICS } from '../lib/limits.js';
 import { currentSettings, registry } from '../lib/settings-cache.js';
 import type { Handler } from './types.js';
 
@@ -22,7 +22,7 @@ export const getLimitsHandler: Handler<typeof getLimits> = async ({ env }) => {
   const { limits, revision } = await currentSettings(env);
   return {
     settings_revision: revision,
-    limits: { ...limits, max_json_request_bytes: maxJsonRequestBytes(limits) },
+    limits: { ...limits, ...derivedLimits(limits) },
     semantics: LIMIT_SEMANTICS,
   };
 };

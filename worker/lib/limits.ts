@@ -17,7 +17,44 @@ export const DEFAULT_LIMITS: Limits = {
   max_group_members: 200,
   max_concurrent_uploads: 8,
   max_upload_temp_bytes: 500_000_000,
+  upload_stall_seconds: 20,
 };
+
+/**
+ * The slowest an upload may be: over every `upload_stall_seconds` that the server spends waiting
+ * for the client, at least this many bytes per second must arrive (8 kbit/s: far below any LAN or
+ * mobile link, far above a trickle meant to hold an admission slot). Fixed, not a setting: the
+ * window is the knob an administrator needs for flaky links.
+ */
+export const MIN_UPLOAD_BYTES_PER_SECOND = 1_000;
+
+/**
+ * One agent's share of the upload admission, derived rather than set: a quarter of
+ * max_concurrent_uploads (at least one upload) and a quarter of max_upload_temp_bytes. An agent's
+ * first upload is judged by the global limits only, so any file the server admits at all can be
+ * sent by every agent; its further concurrent uploads must also fit within its share. So one
+ * agent, however it behaves, leaves at least three quarters of the admission to the others.
+ */
+export function uploadShare(limits: Pick<Limits, 'max_concurrent_uploads' | 'max_upload_temp_bytes'>): {
+  uploads: number;
+  bytes: number;
+} {
+  return {
+    uploads: Math.max(1, Math.floor(limits.max_concurrent_uploads / 4)),
+    bytes: Math.max(1, Math.floor(limits.max_upload_temp_bytes / 4)),
+  };
+}
+
+/** The limits agents read in `GET /limits` that follow from the settings. */
+export function derivedLimits(limits: Limits) {
+  const share = uploadShare(limits);
+  return {
+    max_json_request_bytes: maxJsonRequestBytes(limits),
+    max_concurrent_uploads_per_agent: share.uploads,
+    max_upload_temp_bytes_per_agent: share.bytes,
+    min_upload_bytes_per_second: MIN_UPLOAD_BYTES_PER_SECOND,
+  };
+}
 
 /**
  * The largest JSON request accepted: room for a body at its code-point limit even when every
@@ -45,6 +82,8 @@ export const LIMIT_SEMANTICS: Record<string, string> = {
   files:
     'A message carries at most one file: send multipart/form-data with a "metadata" part (the JSON body) and one "file" part. The server measures the size (max_file_bytes, file_too_large) and computes the SHA-256 itself; the file name is kept as metadata only. Each private target gets its own copy; a group message has one.',
   uploads:
-    'An upload is admitted while fewer than max_concurrent_uploads are in progress and its reserved temporary bytes (the request Content-Length, else max_file_bytes) fit within max_upload_temp_bytes; otherwise 429 upload_admission_denied with retry_after_ms. While deleting stored files is failing, new files are refused with 503 cleanup_unavailable until it recovers; text messages are unaffected.',
+    'An upload is admitted while fewer than max_concurrent_uploads are in progress and its reserved temporary bytes (the request Content-Length, else max_file_bytes) fit within max_upload_temp_bytes; otherwise 429 upload_admission_denied with retry_after_ms. One agent may hold at most max_concurrent_uploads_per_agent uploads at once, and while it has one in progress its others must fit within max_upload_temp_bytes_per_agent (a quarter of each limit), so no agent can take the admission from the others. While deleting stored files is failing, new files are refused with 503 cleanup_unavailable until it recovers; text messages are unaffected.',
+  upload_stall:
+    'An upload that sends less than min_upload_bytes_per_second on average over any upload_stall_seconds that the server waits for it (nothing at all included) is cancelled with 408 upload_stalled: its admission is freed and nothing of it is kept. Send the file again on a better link.',
   units: 'Sizes are bytes; MB in the console means 1,000,000 bytes.',
 };

@@ -2,10 +2,12 @@
  * Reads a send request made as multipart/form-data: a `metadata` part (the operation's JSON body,
  * decoded as strictly as a JSON request) and at most one `file` part, streamed to a staged R2
  * object while its size is enforced and its SHA-256 computed. The file is admitted by the
- * retention object first (concurrency, temporary bytes, cleanup health) under a lease that this
- * request renews while it lives; whatever goes wrong (malformed body, second file, oversized
- * file, client gone, metadata invalid), the staged object is deleted before the error is answered,
- * and if this request dies outright the lease expires and the retention object sweeps it.
+ * retention object first (concurrency, temporary bytes, the uploader's share of both, cleanup
+ * health) under a lease that this request renews while it lives; the body must keep a minimum
+ * rate (stall.ts), so a trickling client cannot hold its lease for long. Whatever goes wrong
+ * (malformed body, second file, oversized file, stalled or vanished client, metadata invalid),
+ * the staged object is deleted and the lease released before the error is answered, and if this
+ * request dies outright the lease expires and the retention object sweeps it.
  */
 import type { z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
@@ -13,10 +15,11 @@ import { ApiError } from '../contract/errors.js';
 import { retention } from '../files/retention.js';
 import type { AppEnv } from '../handlers/types.js';
 import { parseJsonStrict } from '../lib/json-body.js';
-import { maxJsonRequestBytes } from '../lib/limits.js';
+import { MIN_UPLOAD_BYTES_PER_SECOND, maxJsonRequestBytes } from '../lib/limits.js';
 import { currentSettings } from '../lib/settings-cache.js';
 import { DEFAULT_MULTIPART_LIMITS, MultipartParser, multipartBoundary, type PartHeaders } from './multipart.js';
 import { StagingWriter } from './staging.js';
+import { readGuarded, StallGuard } from './stall.js';
 
 /** The longest file name accepted (UTF-16 code units); it is metadata, never a path or a key. */
 export const MAX_FILENAME_LENGTH = 1024;
@@ -128,6 +131,8 @@ export async function readUploadRequest<S extends z.ZodType>(
 ): Promise<UploadRequest<z.infer<S>>> {
   const boundary = multipartBoundary(c.req.header('content-type'));
   if (boundary === null) throw new ApiError('unsupported_media_type', 'Send multipart/form-data.');
+  const uploader = c.get('agent')?.agent_id;
+  if (uploader === undefined) throw new Error('readUploadRequest serves authenticated agents only');
   const { limits } = await currentSettings(c.env);
   const maxMetadata = maxJsonRequestBytes(limits);
   const maxFile = limits.max_file_bytes;
@@ -143,6 +148,12 @@ export async function readUploadRequest<S extends z.ZodType>(
   const parser = new MultipartParser(boundary);
   const reader = c.req.raw.body?.getReader();
   if (!reader) throw new ApiError('validation_failed', 'The multipart body is empty.');
+  // The whole body, metadata included, is held to the minimum rate: a slow connection costs the
+  // server a request either way, and from the file part on it also holds an admission slot.
+  const guard = new StallGuard(
+    limits.upload_stall_seconds * 1000,
+    limits.upload_stall_seconds * MIN_UPLOAD_BYTES_PER_SECOND,
+  );
 
   let current: 'metadata' | 'file' | null = null;
   let metadataChunks: Uint8Array[] | null = null;
@@ -182,6 +193,7 @@ export async function readUploadRequest<S extends z.ZodType>(
   const startFile = async (headers: PartHeaders) => {
     fileHeaders = { filename: filenameOf(headers), media_type: mediaTypeOf(headers.contentType) };
     const lease = await retention(c.env).acquireUpload({
+      agentId: uploader,
       reserveBytes,
       maxConcurrent: limits.max_concurrent_uploads,
       maxTempBytes: limits.max_upload_temp_bytes,
@@ -205,7 +217,7 @@ export async function readUploadRequest<S extends z.ZodType>(
 
   try {
     for (;;) {
-      const { done, value } = await reader.read();
+      const { done, value } = await readGuarded(reader, guard);
       if (done) break;
       for (const event of parser.push(value)) {
         if (event.type === 'part') {

@@ -38,6 +38,8 @@ function limitLabel(key: LimitKey): string {
       return msg('Uploads at the same time');
     case 'max_upload_temp_bytes':
       return msg('Space for uploads in progress (MB)');
+    case 'upload_stall_seconds':
+      return msg('Stalled upload timeout (seconds)');
     case 'claim_seconds':
       return msg('Claim duration (seconds)');
     case 'max_claim_batch':
@@ -65,6 +67,8 @@ function limitHint(key: LimitKey): string {
       return msg('Uploads beyond this are refused with a retry hint.');
     case 'max_upload_temp_bytes':
       return msg('1 MB = 1,000,000 bytes. Total size of files being received at once.');
+    case 'upload_stall_seconds':
+      return msg('An upload slower than 1,000 bytes a second over this long is cancelled. The default is 20.');
     case 'claim_seconds':
       return msg('How long a claimed message stays reserved: 1 to 86,400 seconds. The default is 60.');
     case 'max_claim_batch':
@@ -83,7 +87,7 @@ function problemText(key: LimitKey, problem: ParseProblem): string {
     if (problem === 'not_positive') return msg('Enter at least 0.000001 MB (one byte).');
     return msg('This is too large.');
   }
-  if (key === 'claim_seconds' && problem !== 'not_a_number') {
+  if (LIMIT_KINDS[key] === 'seconds' && problem !== 'not_a_number') {
     return msg(str`Enter whole seconds from 1 to ${formatCount(CLAIM_SECONDS_MAX, currentLocale())}.`);
   }
   if (problem === 'not_a_number') return msg('Enter a whole number.');

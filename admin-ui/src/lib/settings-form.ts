@@ -1,6 +1,6 @@
 import { type Parsed, parseCount, parseMb } from './units.js';
 
-/** How a limit is shown and typed: counts as whole numbers, sizes in MB, the claim in seconds. */
+/** How a limit is shown and typed: counts as whole numbers, sizes in MB, durations in seconds. */
 export type LimitKind = 'count' | 'mb' | 'seconds';
 
 export const CLAIM_SECONDS_MAX = 86_400;
@@ -14,6 +14,7 @@ export const LIMIT_KINDS = {
   max_file_bytes: 'mb',
   max_concurrent_uploads: 'count',
   max_upload_temp_bytes: 'mb',
+  upload_stall_seconds: 'seconds',
   claim_seconds: 'seconds',
   max_claim_batch: 'count',
   max_page_size: 'count',

@@ -190,7 +190,8 @@ export const sendGroupMessage = defineOperation({
     'Every other active member gets an unread delivery; you do not. The body is checked like a private message ' +
     '(invalid_unicode, empty_message, text_too_long with the limit). duplicate: the same content as your latest ' +
     'retained message in this group, so nothing new is stored and the retained message_id is returned (no time ' +
-    'window; not exactly-once delivery).',
+    'window; not exactly-once delivery). A file is attached and admitted as in a private send ' +
+    '(file_too_large, upload_admission_denied, upload_stalled, cleanup_unavailable).',
   tags,
   params: GroupParams,
   body: SendGroupMessageBody,
@@ -208,6 +209,7 @@ export const sendGroupMessage = defineOperation({
     'empty_message',
     'file_too_large',
     'upload_admission_denied',
+    'upload_stalled',
     'cleanup_unavailable',
   ],
   cli: { command: 'groups send', positionals: ['group_id', 'body'], stdinField: 'body' },

@@ -82,8 +82,10 @@ export const sendDirect = defineOperation({
     'Duplicate suppression is content comparison with no time window, not exactly-once delivery. ' +
     'To attach one file, send multipart/form-data: a "metadata" part with this JSON body and one "file" part; ' +
     'each target gets its own copy. The file is limited by max_file_bytes (file_too_large); uploads are admitted ' +
-    'under max_concurrent_uploads and max_upload_temp_bytes (upload_admission_denied, retry_after_ms), and refused ' +
-    'with cleanup_unavailable while deleting stored files is failing.',
+    'under max_concurrent_uploads and max_upload_temp_bytes, of which one agent gets a quarter ' +
+    '(upload_admission_denied, retry_after_ms); an upload that sends less than min_upload_bytes_per_second over ' +
+    'upload_stall_seconds is cancelled (upload_stalled, nothing kept); and files are refused with ' +
+    'cleanup_unavailable while deleting stored files is failing.',
   tags,
   body: SendDirectBody,
   upload: true,
@@ -95,6 +97,7 @@ export const sendDirect = defineOperation({
     'too_many_recipients',
     'file_too_large',
     'upload_admission_denied',
+    'upload_stalled',
     'cleanup_unavailable',
   ],
   cli: { command: 'send', positionals: ['body'], stdinField: 'body', optionNames: { to_agent_ids: 'to' } },
