@@ -78,7 +78,9 @@ export function toApiError(raw: unknown): ApiError {
 
 function middlewareFor(op: OperationDef) {
   const middleware: MiddlewareHandler<AppEnv>[] = [];
-  if (op.body || op.upload) middleware.push(sameOriginWrites);
+  // Every state change, with a body or not (key regenerate/revoke, deletes, logout), and first,
+  // so a forged request is refused before it costs a session lookup.
+  if (op.method !== 'get') middleware.push(sameOriginWrites);
   if (op.role === 'agent') middleware.push(requireAgent);
   if (op.role === 'admin') middleware.push(requireAdmin);
   if (op.body) middleware.push(jsonBody(op));

@@ -13,6 +13,16 @@ import { DEFAULT_LIMITS } from '../../worker/lib/limits.js';
 import type { AccountSnapshot } from '../agent/agent-do.js';
 import { iso, openDatabase } from '../shared/database.js';
 import * as schema from './schema.js';
+import {
+  ACCOUNT_RESET_MS,
+  ADDRESS_MAX_FAILURES,
+  ADDRESS_WINDOW_MS,
+  accountDelayMs,
+  addressKey,
+  KNOWN_ADDRESS_TTL_MS,
+  KNOWN_ADDRESSES_PER_ADMIN,
+  MAX_THROTTLE_ROWS,
+} from './throttle.js';
 
 export interface HostView {
   host_id: string;
@@ -50,9 +60,6 @@ export interface SessionView {
 /** Admin sessions end after this much inactivity, and in any case after the absolute lifetime. */
 export const SESSION_IDLE_MS = 30 * 60_000;
 export const SESSION_ABSOLUTE_MS = 12 * 60 * 60_000;
-/** Sign-in throttling: after this many failures in the window, wait out the rest of the window. */
-const LOGIN_MAX_FAILURES = 5;
-const LOGIN_WINDOW_MS = 15 * 60_000;
 
 type Db = ReturnType<typeof openDatabase<typeof schema>>;
 type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
@@ -441,7 +448,8 @@ export class RegistryDO extends DurableObject<Env> {
     password: string,
     clientIp: string,
   ): Promise<{ token: string; session: SessionView }> {
-    this.checkThrottle('setup', clientIp);
+    const source = addressKey(clientIp);
+    this.checkAddress('setup', source);
     const tokenHash = await keyedHash(pepperOf(this.env), token);
     const stored = this.db.select().from(schema.setupTokens).get();
     if (!(await this.needsSetup())) throw new ApiError('conflict', 'An administrator already exists.');
@@ -451,7 +459,7 @@ export class RegistryDO extends DurableObject<Env> {
       (stored !== undefined && digestsEqual(stored.tokenHash, tokenHash)) ||
       (configured !== undefined && configured.length >= 16 && digestsEqual(configured, token));
     if (!valid) {
-      this.recordFailure('setup', clientIp);
+      this.recordAddressFailure('setup', source);
       throw new ApiError(
         'unauthenticated',
         'The setup link is not valid (it works once; restart the server for a new one).',
@@ -463,20 +471,22 @@ export class RegistryDO extends DurableObject<Env> {
   }
 
   async login(username: string, password: string, clientIp: string): Promise<{ token: string; session: SessionView }> {
-    this.checkThrottle('user', username);
-    this.checkThrottle('ip', clientIp);
+    const source = addressKey(clientIp);
+    this.checkAddress('ip', source);
+    // A familiar address never waits for the account: an attacker elsewhere cannot delay it.
+    const familiar = this.isKnownAddress(username, source);
+    if (!familiar) this.checkAccount(username);
+    // Counted as failures before the (slow, awaited) hash, so concurrent attempts cannot all pass
+    // the checks above; a correct password takes its own counts back.
+    this.recordAddressFailure('ip', source);
+    this.recordAccountFailure(username);
     const admin = this.db.select().from(schema.admins).where(eq(schema.admins.username, username)).get();
     // Hash even for an unknown user, so the answer takes as long either way.
     const attempt = await hashPassword(password, admin?.salt ?? 'no-such-admin', admin?.iterations);
     if (!admin || !digestsEqual(attempt.hash, admin.passwordHash)) {
-      this.recordFailure('user', username);
-      this.recordFailure('ip', clientIp);
       throw new ApiError('unauthenticated', 'Wrong username or password.');
     }
-    this.db
-      .delete(schema.loginFailures)
-      .where(and(eq(schema.loginFailures.scope, 'user'), eq(schema.loginFailures.subject, username)))
-      .run();
+    this.recordSuccess(username, source);
     return this.openSession(username);
   }
 
@@ -535,45 +545,127 @@ export class RegistryDO extends DurableObject<Env> {
     return { token, session: { username, sessionHash: tokenHash, expires_at: iso(this.sessionExpiry(now, now)) } };
   }
 
-  private checkThrottle(scope: string, subject: string): void {
-    const row = this.db
+  private failureRow(scope: string, subject: string) {
+    return this.db
       .select()
       .from(schema.loginFailures)
       .where(and(eq(schema.loginFailures.scope, scope), eq(schema.loginFailures.subject, subject)))
       .get();
+  }
+
+  /** Per source address: after a few failures that address waits out the rest of its window. */
+  private checkAddress(scope: 'ip' | 'setup', source: string): void {
+    const row = this.failureRow(scope, source);
     if (!row) return;
     const now = Date.now();
-    const windowEnd = row.windowStart + LOGIN_WINDOW_MS;
-    if (row.failures >= LOGIN_MAX_FAILURES && now < windowEnd) {
+    const windowEnd = row.windowStart + ADDRESS_WINDOW_MS;
+    if (row.failures >= ADDRESS_MAX_FAILURES && now < windowEnd) {
       throw new ApiError('too_many_attempts', 'Too many failed sign-ins; wait before trying again.', {
         retryAfterMs: windowEnd - now,
       });
     }
   }
 
-  private recordFailure(scope: string, subject: string): void {
+  /** Per account, from unfamiliar addresses: a short delay after the latest failure, capped low. */
+  private checkAccount(username: string): void {
+    const row = this.failureRow('user', username);
+    if (!row) return;
     const now = Date.now();
+    if (now - row.lastFailureAt >= ACCOUNT_RESET_MS) return;
+    const until = row.lastFailureAt + accountDelayMs(row.failures);
+    if (now < until) {
+      throw new ApiError('too_many_attempts', 'Too many failed sign-ins; wait before trying again.', {
+        retryAfterMs: until - now,
+      });
+    }
+  }
+
+  private isKnownAddress(username: string, source: string): boolean {
     const row = this.db
       .select()
-      .from(schema.loginFailures)
-      .where(and(eq(schema.loginFailures.scope, scope), eq(schema.loginFailures.subject, subject)))
+      .from(schema.adminKnownAddresses)
+      .where(and(eq(schema.adminKnownAddresses.username, username), eq(schema.adminKnownAddresses.addressKey, source)))
       .get();
-    if (!row || now - row.windowStart >= LOGIN_WINDOW_MS) {
-      this.db
-        .insert(schema.loginFailures)
-        .values({ scope, subject, failures: 1, windowStart: now })
+    return row !== undefined && Date.now() - row.lastSuccessAt < KNOWN_ADDRESS_TTL_MS;
+  }
+
+  private recordAddressFailure(scope: 'ip' | 'setup', source: string): void {
+    const now = Date.now();
+    const row = this.failureRow(scope, source);
+    const fresh = !row || now - row.windowStart >= ADDRESS_WINDOW_MS;
+    this.db
+      .insert(schema.loginFailures)
+      .values({ scope, subject: source, failures: 1, windowStart: now, lastFailureAt: now })
+      .onConflictDoUpdate({
+        target: [schema.loginFailures.scope, schema.loginFailures.subject],
+        set: fresh
+          ? { failures: 1, windowStart: now, lastFailureAt: now }
+          : { failures: sql`${schema.loginFailures.failures} + 1`, lastFailureAt: now },
+      })
+      .run();
+    this.boundFailureRows(now);
+  }
+
+  private recordAccountFailure(username: string): void {
+    const now = Date.now();
+    const row = this.failureRow('user', username);
+    const fresh = !row || now - row.lastFailureAt >= ACCOUNT_RESET_MS;
+    this.db
+      .insert(schema.loginFailures)
+      .values({ scope: 'user', subject: username, failures: 1, windowStart: now, lastFailureAt: now })
+      .onConflictDoUpdate({
+        target: [schema.loginFailures.scope, schema.loginFailures.subject],
+        set: fresh
+          ? { failures: 1, windowStart: now, lastFailureAt: now }
+          : { failures: sql`${schema.loginFailures.failures} + 1`, lastFailureAt: now },
+      })
+      .run();
+    this.boundFailureRows(now);
+  }
+
+  /**
+   * A correct password: the address proved itself (its counter goes), the account keeps the
+   * failures of others (so a successful sign-in does not hand an attacker fresh free guesses)
+   * minus the one this attempt counted, and the address becomes familiar.
+   */
+  private recordSuccess(username: string, source: string): void {
+    const now = Date.now();
+    this.db.transaction((tx) => {
+      tx.delete(schema.loginFailures)
+        .where(and(eq(schema.loginFailures.scope, 'ip'), eq(schema.loginFailures.subject, source)))
+        .run();
+      tx.update(schema.loginFailures)
+        .set({ failures: sql`max(${schema.loginFailures.failures} - 1, 0)` })
+        .where(and(eq(schema.loginFailures.scope, 'user'), eq(schema.loginFailures.subject, username)))
+        .run();
+      tx.insert(schema.adminKnownAddresses)
+        .values({ username, addressKey: source, lastSuccessAt: now })
         .onConflictDoUpdate({
-          target: [schema.loginFailures.scope, schema.loginFailures.subject],
-          set: { failures: 1, windowStart: now },
+          target: [schema.adminKnownAddresses.username, schema.adminKnownAddresses.addressKey],
+          set: { lastSuccessAt: now },
         })
         .run();
-    } else {
-      this.db
-        .update(schema.loginFailures)
-        .set({ failures: row.failures + 1 })
-        .where(and(eq(schema.loginFailures.scope, scope), eq(schema.loginFailures.subject, subject)))
+      tx.delete(schema.adminKnownAddresses)
+        .where(lt(schema.adminKnownAddresses.lastSuccessAt, now - KNOWN_ADDRESS_TTL_MS))
         .run();
-    }
+      // Only the most recent few per administrator.
+      tx.run(sql`DELETE FROM admin_known_addresses WHERE username = ${username} AND address_key NOT IN (
+        SELECT address_key FROM admin_known_addresses WHERE username = ${username}
+        ORDER BY last_success_at DESC LIMIT ${KNOWN_ADDRESSES_PER_ADMIN})`);
+    });
+  }
+
+  /**
+   * Keeps the counters bounded: rows whose window and reset time are over carry no information,
+   * and beyond the cap the least recently failing rows go first.
+   */
+  private boundFailureRows(now: number): void {
+    const horizon = now - Math.max(ADDRESS_WINDOW_MS, ACCOUNT_RESET_MS);
+    this.db.delete(schema.loginFailures).where(lt(schema.loginFailures.lastFailureAt, horizon)).run();
+    const count = this.db.select({ n: sql<number>`count(*)` }).from(schema.loginFailures).get()?.n ?? 0;
+    if (count <= MAX_THROTTLE_ROWS) return;
+    this.db.run(sql`DELETE FROM login_failures WHERE rowid IN (
+      SELECT rowid FROM login_failures ORDER BY last_failure_at ASC LIMIT ${count - MAX_THROTTLE_ROWS})`);
   }
 
   private requireAgent(agentId: string): typeof schema.agents.$inferSelect {

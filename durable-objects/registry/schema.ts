@@ -57,7 +57,10 @@ export const adminSessions = sqliteTable('admin_sessions', {
   lastSeenAt: integer('last_seen_at').notNull(),
 });
 
-/** Failed sign-ins per username and per client address, for throttling. */
+/**
+ * Failed sign-ins for throttling (durable-objects/registry/throttle.ts): scope `ip` and `setup`
+ * per source address key, scope `user` per username.
+ */
 export const loginFailures = sqliteTable(
   'login_failures',
   {
@@ -65,8 +68,20 @@ export const loginFailures = sqliteTable(
     subject: text('subject').notNull(),
     failures: integer('failures').notNull(),
     windowStart: integer('window_start').notNull(),
+    lastFailureAt: integer('last_failure_at').notNull().default(0),
   },
-  (t) => [primaryKey({ columns: [t.scope, t.subject] })],
+  (t) => [primaryKey({ columns: [t.scope, t.subject] }), index('login_failures_last').on(t.lastFailureAt)],
+);
+
+/** Source address keys each administrator signed in from recently: they skip the account delay. */
+export const adminKnownAddresses = sqliteTable(
+  'admin_known_addresses',
+  {
+    username: text('username').notNull(),
+    addressKey: text('address_key').notNull(),
+    lastSuccessAt: integer('last_success_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.username, t.addressKey] })],
 );
 
 /** The one-time first-run setup token (hashed), while no administrator exists. */

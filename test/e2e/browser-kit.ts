@@ -33,10 +33,16 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
 }
 
-/** Fails the test on any uncaught error in the page (a broken component must not pass quietly). */
+/**
+ * Fails the test on any uncaught error in the page (a broken component must not pass quietly) and
+ * on any Content-Security-Policy violation Chromium logs (admin-ui/public/_headers).
+ */
 export function watchPageErrors(page: Page): Error[] {
   const errors: Error[] = [];
   page.on('pageerror', (error) => errors.push(error));
+  page.on('console', (message) => {
+    if (/Content Security Policy/i.test(message.text())) errors.push(new Error(message.text()));
+  });
   return errors;
 }
 

@@ -40,6 +40,40 @@ describe('Content-Disposition for stored file names', () => {
     expect(filenameFromDisposition(contentDisposition('😀 % 100%.txt'))).toBe('😀 % 100%.txt');
   });
 
+  it('drops bidirectional overrides and other invisible format characters from filename*', () => {
+    // U+202E makes "invoice<RLO>fdp.exe" display as "invoiceexe.pdf".
+    const header = contentDisposition('invoice\u202efdp.exe');
+    expect(filenameFromDisposition(header)).toBe('invoice_fdp.exe');
+    expect(header).not.toMatch(/%E2%80%AE/i);
+    const bidiAndInvisible = [
+      '\u061c',
+      '\u200b',
+      '\u200e',
+      '\u200f',
+      '\u202a',
+      '\u202b',
+      '\u202c',
+      '\u202d',
+      '\u202e',
+      '\u2060',
+      '\u2066',
+      '\u2067',
+      '\u2068',
+      '\u2069',
+      '\ufeff',
+      '\u00ad',
+      '\u2028',
+      '\u2029',
+      '\u0085',
+    ];
+    for (const ch of bidiAndInvisible) expect(displayFilename(`a${ch}b`)).toBe('a_b');
+    // Joiners stay: they cannot reorder text, and emoji sequences and many scripts need them.
+    expect(displayFilename('👩\u200d💻.png')).toBe('👩\u200d💻.png');
+    expect(displayFilename('می\u200cخواهم.txt')).toBe('می\u200cخواهم.txt');
+    // Right-to-left text itself is fine: only the invisible direction controls go.
+    expect(displayFilename('ملف.pdf')).toBe('ملف.pdf');
+  });
+
   it('names an empty or blank file "file"', () => {
     expect(contentDisposition('')).toBe(`attachment; filename="file"; filename*=UTF-8''file`);
     expect(displayFilename('   ')).toBe('file');
@@ -55,6 +89,7 @@ describe('Content-Disposition for stored file names', () => {
         expect([...display].some((ch) => ch === '/' || ch === '\\' || ch.charCodeAt(0) < 0x20 || ch === '\x7f')).toBe(
           false,
         );
+        expect(/[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]/.test(display)).toBe(false);
       }),
       { numRuns: 500 },
     );

@@ -80,9 +80,20 @@ export const listGroupsHandler: Handler<typeof listGroups> = async ({ env, agent
   return { memberships: memberships.sort(newestFirst), invitations: invitations.sort(newestFirst) };
 };
 
+/** Invitees per request are capped like message targets (max_recipients), before any lookup. */
+function checkInviteeCount(targets: readonly string[], field: string, limit: number): void {
+  if (targets.length > limit) {
+    throw new ApiError('too_many_recipients', `${targets.length} distinct invitees; at most ${limit} per request.`, {
+      field,
+      limit,
+    });
+  }
+}
+
 export const createGroupHandler: Handler<typeof createGroup> = async ({ env, input, agent }) => {
   const { limits } = await currentSettings(env);
   const targets = collapseTargets(input.body.invitee_ids ?? []);
+  checkInviteeCount(targets, 'invitee_ids', limits.max_recipients);
   const accounts = await accountsOf(
     env,
     targets.filter((t) => t !== agent.agent_id),
@@ -108,6 +119,7 @@ export const getGroupHandler: Handler<typeof getGroup> = async ({ env, input, ag
 export const inviteToGroupHandler: Handler<typeof inviteToGroup> = async ({ env, input, agent }) => {
   const { limits } = await currentSettings(env);
   const targets = collapseTargets(input.body.agent_ids);
+  checkInviteeCount(targets, 'agent_ids', limits.max_recipients);
   const outcomes = await groupChannel(env, input.params.group_id).invite({
     group_id: input.params.group_id,
     agent_id: agent.agent_id,

@@ -2,22 +2,40 @@ import { ApiError } from '../contract/errors.js';
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
-/** Path of the first string (key or value) in `value` that is not well-formed UTF-16, if any. */
-export function findIllFormedString(value: unknown, path = ''): string | null {
-  if (typeof value === 'string') return value.isWellFormed() ? null : path || '(body)';
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const hit = findIllFormedString(value[i], path ? `${path}.${i}` : String(i));
-      if (hit !== null) return hit;
+/**
+ * No request body of the contract nests deeper than a few levels; the walk below and zod after
+ * it would otherwise recurse once per level (5,000 levels overflowed the stack: a 500).
+ */
+export const MAX_JSON_DEPTH = 64;
+
+/**
+ * Path of the first string (key or value) in `value` that is not well-formed UTF-16, if any.
+ * Iterative, and refuses (`validation_failed`) nesting deeper than MAX_JSON_DEPTH.
+ */
+export function findIllFormedString(value: unknown): string | null {
+  // Depth-first in document order: children are pushed in reverse.
+  const stack: { value: unknown; path: string; depth: number; badKey?: boolean }[] = [{ value, path: '', depth: 0 }];
+  for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
+    const { value: node, path, depth } = item;
+    if (item.badKey) return path;
+    if (typeof node === 'string') {
+      if (!node.isWellFormed()) return path || '(body)';
+      continue;
     }
-    return null;
-  }
-  if (value !== null && typeof value === 'object') {
-    for (const [key, child] of Object.entries(value)) {
+    if (node === null || typeof node !== 'object') continue;
+    if (depth >= MAX_JSON_DEPTH) {
+      throw new ApiError('validation_failed', `JSON nested deeper than ${MAX_JSON_DEPTH} levels.`, {
+        field: path || undefined,
+        limit: MAX_JSON_DEPTH,
+      });
+    }
+    const entries: [string, unknown][] = Array.isArray(node)
+      ? node.map((child, i) => [String(i), child])
+      : Object.entries(node);
+    for (let i = entries.length - 1; i >= 0; i--) {
+      const [key, child] = entries[i] as [string, unknown];
       const childPath = path ? `${path}.${key}` : key;
-      if (!key.isWellFormed()) return childPath;
-      const hit = findIllFormedString(child, childPath);
-      if (hit !== null) return hit;
+      stack.push({ value: child, path: childPath, depth: depth + 1, badKey: !key.isWellFormed() });
     }
   }
   return null;

@@ -56,10 +56,13 @@ export const InvitationResult = z
   })
   .openapi('InvitationResult');
 
-const InviteeIds = z
-  .array(z.string().min(1).max(128))
-  .max(1000)
-  .openapi({ description: 'Agent IDs from the directory. Repeats are collapsed; each gets its own result.' });
+// Capped per request like message targets: more than max_recipients distinct IDs is refused whole
+// (too_many_recipients with the limit), so one request cannot fan out to thousands of lookups.
+const InviteeIds = z.array(z.string().min(1).max(128)).openapi({
+  description:
+    'Agent IDs from the directory. Repeats are collapsed; each gets its own result. ' +
+    'At most max_recipients distinct IDs per request (too_many_recipients).',
+});
 
 const GroupParams = z.object({ group_id: GroupId });
 
@@ -90,14 +93,15 @@ export const createGroup = defineOperation({
     'Creates a group and its channel (the group ID is the channel ID). You become the owner and an active member; ' +
     'every valid invitee becomes pending and must join. Each invitee gets its own result; an unknown, disabled or ' +
     'repeated ID, or your own, never blocks the others. No invitation message is sent: tell invitees the group ID ' +
-    'with an ordinary private message (send).',
+    'with an ordinary private message (send). More than max_recipients distinct invitees in one request is ' +
+    'refused whole (too_many_recipients with the limit; nothing is created).',
   tags,
   body: z
     .object({ name: GroupName, invitee_ids: InviteeIds.optional().openapi({ description: 'Default: nobody yet.' }) })
     .openapi('CreateGroupRequest'),
   response: z.object({ group: Group, results: z.array(InvitationResult) }),
   status: 201,
-  errors: AGENT_ERRORS,
+  errors: [...AGENT_ERRORS, 'too_many_recipients'],
   cli: { command: 'groups create', optionNames: { invitee_ids: 'invite' } },
   mcp: { tool: 'create_group' },
 });
@@ -125,12 +129,13 @@ export const inviteToGroup = defineOperation({
   summary: 'Invite more agents (owner only); each gets its own result',
   description:
     'Only the owner invites (not_group_owner otherwise). A former member needs a new invitation to come back; ' +
-    'an active member is reported as already_member.',
+    'an active member is reported as already_member. More than max_recipients distinct IDs in one request is ' +
+    'refused whole (too_many_recipients with the limit).',
   tags,
   params: GroupParams,
   body: z.object({ agent_ids: InviteeIds.min(1) }).openapi('InviteRequest'),
   response: z.object({ results: z.array(InvitationResult) }),
-  errors: [...AGENT_ERRORS, 'not_found', 'not_group_owner'],
+  errors: [...AGENT_ERRORS, 'not_found', 'not_group_owner', 'too_many_recipients'],
   cli: { command: 'groups invite', positionals: ['group_id', 'agent_ids'] },
   mcp: { tool: 'invite_to_group' },
 });

@@ -45,9 +45,16 @@ export const listChannels = defineOperation({
 
 export const SendDirectBody = z
   .object({
-    to_agent_ids: z.array(z.string().min(1).max(128)).min(1).max(1000).openapi({
-      description: 'Target agent IDs (from the directory). Repeats are collapsed; each gets its own result.',
-    }),
+    // No fixed maxItems: more than max_recipients distinct targets is too_many_recipients (with the
+    // limit), whatever the count; the JSON size cap bounds the array.
+    to_agent_ids: z
+      .array(z.string().min(1).max(128))
+      .min(1)
+      .openapi({
+        description:
+          'Target agent IDs (from the directory). Repeats are collapsed; each gets its own result. ' +
+          'At most max_recipients distinct IDs (too_many_recipients).',
+      }),
     body: z.string().openapi({
       description:
         'The message text, sent exactly as given (never trimmed or normalized). Limit: max_body_code_points Unicode code points.',
