@@ -26,15 +26,15 @@ export function findIllFormedString(value: unknown, path = ''): string | null {
 /**
  * How much of a body nobody used is read and dropped before the answer goes out, and for how
  * long. workerd closes (or resets, without answering) a client connection whose request body the
- * worker left unread, so every body is read to its end (`drainUnreadBody`); beyond these bounds
- * the worker answers anyway and lets that connection close rather than read gigabytes.
+ * worker left unread, so every body is read to its end (worker/middleware/drain-body.ts); beyond
+ * these bounds the answer goes out anyway, on a connection that then closes.
  */
 export const DRAIN_MAX_BYTES = 64_000_000;
 export const DRAIN_MAX_MS = 30_000;
 
 /**
- * Reads `reader` to its end and drops the bytes. Returns false (and cancels the stream) when it
- * would take more than `maxBytes` or `maxMs`: the caller then answers on a connection that closes.
+ * Reads `reader` and drops the bytes. True once the body has ended (or failed: the client is
+ * gone); false when `maxBytes` or `maxMs` ran out first, with the stream left as it is.
  */
 export async function drainBody(
   reader: ReadableStreamDefaultReader<Uint8Array>,
@@ -49,10 +49,10 @@ export async function drainBody(
   try {
     for (;;) {
       const next = await Promise.race([reader.read(), expired]);
-      if (next === 'expired') break;
+      if (next === 'expired') return false;
       if (next.done) return true;
       seen += next.value.byteLength;
-      if (seen > maxBytes) break;
+      if (seen > maxBytes) return false;
     }
   } catch {
     // The client went away mid-body: nothing is left to read, and no one is left to answer.
@@ -60,18 +60,26 @@ export async function drainBody(
   } finally {
     if (timer !== undefined) clearTimeout(timer);
   }
-  await reader.cancel().catch(() => {});
-  return false;
+}
+
+/**
+ * Keeps reading a body that outgrew the drain bounds while its answer goes out: workerd resets a
+ * connection on which the worker stopped reading (the answer is then lost), but sends the answer
+ * while the body is still being read. The self-host front closes that connection once the answer
+ * is through; here, the reading stops after DRAIN_MAX_MS at the latest.
+ */
+export async function drainAfterAnswer(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<void> {
+  if (!(await drainBody(reader, Number.POSITIVE_INFINITY, DRAIN_MAX_MS))) await reader.cancel().catch(() => {});
 }
 
 /**
  * Stands between the runtime's request body and the handlers: they read (or cancel, or ignore)
- * `body` as usual, while `drain()` can always read what they left, because only this relay holds
- * the runtime stream's reader. A handler's cancel stops the relay, never the runtime stream.
+ * `body` as usual, while `leftover()` gives what they left, because only this relay holds the
+ * runtime stream's reader. A handler's cancel stops the relay, never the runtime stream.
  */
 export function relayBody(source: ReadableStream<Uint8Array>): {
   body: ReadableStream<Uint8Array>;
-  drain(declaredBytes: number): Promise<boolean>;
+  leftover(): Promise<ReadableStreamDefaultReader<Uint8Array>>;
 } {
   const reader = source.getReader();
   let pulling: Promise<unknown> = Promise.resolve();
@@ -101,14 +109,10 @@ export function relayBody(source: ReadableStream<Uint8Array>): {
   );
   return {
     body,
-    async drain(declaredBytes) {
+    async leftover() {
       // A read of the relay may still be waiting on the runtime stream: let it land first.
       await pulling.catch(() => {});
-      if (declaredBytes > DRAIN_MAX_BYTES) {
-        await reader.cancel().catch(() => {});
-        return false;
-      }
-      return drainBody(reader);
+      return reader;
     },
   };
 }
