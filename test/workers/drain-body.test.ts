@@ -141,4 +141,26 @@ describe('every route reads the whole body before answering', () => {
     expect([...seen].some((status) => status < 300)).toBe(true);
     expect([...seen].some((status) => status >= 400)).toBe(true);
   });
+
+  it('past the byte bound, answers first and reads the rest after the answer', async () => {
+    // 64 MB + 1 MB of body: more than DRAIN_MAX_BYTES.
+    const { stream, state } = countedBody(65 * 64, 16 * 1024);
+    const ctx = createExecutionContext();
+    const response = await app.fetch(
+      new Request('https://switchboard.test/api/v1/groups', {
+        method: 'POST',
+        headers: { 'cf-connecting-ip': '10.9.0.1', 'content-type': 'application/json' },
+        body: stream,
+      }),
+      env,
+      ctx,
+    );
+    // The answer came before the body was all read...
+    expect(state.finished).toBe(false);
+    expect(response.status).toBe(401);
+    expect((await response.json()) as object).toMatchObject({ error: { code: 'unauthenticated' } });
+    // ...and the rest was read after it, not cancelled (workerd would reset the connection).
+    await waitOnExecutionContext(ctx);
+    expect(state).toMatchObject({ finished: true, cancelled: false });
+  });
 });

@@ -34,7 +34,7 @@ export const drainUnreadBody = createMiddleware<AppEnv>(async (c, next) => {
   }
 });
 
-/** Answers this small or larger are sent as they are (workerd may then lose them, see below). */
+/** Answers larger than this are not held (a file download has its length and streams as is). */
 const HOLD_MAX_BYTES = 1_000_000;
 
 /**
@@ -46,24 +46,67 @@ const HOLD_MAX_BYTES = 1_000_000;
  */
 async function answerWhileDraining(c: Context<AppEnv>, reader: ReadableStreamDefaultReader<Uint8Array>) {
   const answer = c.res;
-  const declaredLength = Number(answer.headers.get('content-length') ?? 0);
+  const read = await readAtMost(answer, HOLD_MAX_BYTES);
   let held: Promise<void>;
-  if (declaredLength > HOLD_MAX_BYTES) {
-    held = drainAfterAnswer(reader);
-  } else {
-    const bytes = new Uint8Array(await answer.arrayBuffer());
-    const stream = new FixedLengthStream(bytes.byteLength);
+  if (read.whole) {
+    const stream = new FixedLengthStream(read.whole.byteLength);
     const writer = stream.writable.getWriter();
+    const bytes = read.whole;
     held = (async () => {
       await writer.write(bytes);
       await drainAfterAnswer(reader);
       await writer.close();
     })().catch(() => {});
     c.res = new Response(stream.readable, answer);
+  } else {
+    if (read.rest) c.res = new Response(read.rest, answer);
+    held = drainAfterAnswer(reader);
   }
   try {
     c.executionCtx.waitUntil(held);
   } catch {
     // No execution context (a test calling the app directly): the reading still goes on.
   }
+}
+
+/**
+ * The whole body of `answer` when it is at most `max` bytes. Otherwise nothing is held: `rest` is
+ * the same body again (what was read, then the remainder), or absent when nothing was read.
+ */
+async function readAtMost(
+  answer: Response,
+  max: number,
+): Promise<{ whole?: Uint8Array; rest?: ReadableStream<Uint8Array> }> {
+  const declared = answer.headers.get('content-length');
+  if (declared !== null && Number(declared) > max) return {};
+  if (!answer.body) return { whole: new Uint8Array(0) };
+  const source = answer.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await source.read();
+    if (done) break;
+    chunks.push(value);
+    total += value.byteLength;
+    if (total > max) {
+      const rest = new ReadableStream<Uint8Array>({
+        async pull(controller) {
+          const chunk = chunks.shift();
+          if (chunk) return controller.enqueue(chunk);
+          const next = await source.read();
+          if (next.done) controller.close();
+          else controller.enqueue(next.value);
+        },
+        cancel: (reason) => source.cancel(reason),
+      });
+      return { rest };
+    }
+  }
+  const whole = new Uint8Array(total);
+  let at = 0;
+  for (const chunk of chunks) {
+    whole.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return { whole };
 }
