@@ -12,9 +12,9 @@ import type { ErrorBody } from './contract/models.js';
 import type { OperationDef } from './contract/registry.js';
 import { handlers } from './handlers/index.js';
 import type { AppEnv, Handler } from './handlers/types.js';
-import { DRAIN_LIMIT, drainBody } from './lib/json-body.js';
 import { currentSettings } from './lib/settings-cache.js';
 import { requireAdmin, requireAgent } from './middleware/auth.js';
+import { drainUnreadBody } from './middleware/drain-body.js';
 import { jsonBody } from './middleware/json-body.js';
 import { frontGuard, requestContext } from './middleware/request-context.js';
 import { sameOriginWrites } from './middleware/same-origin.js';
@@ -28,11 +28,6 @@ function zodIssueField(error: z.ZodError): { field?: string; message: string } {
 }
 
 async function errorResponse(c: Context<AppEnv>, error: ApiError): Promise<Response> {
-  const unread = c.req.raw.body;
-  // A body declared larger than the drain limit would never be drained whole, and a client that
-  // declares one and sends nothing would hold the answer back until its connection times out.
-  const declared = Number(c.req.header('content-length'));
-  if (unread && !unread.locked && !(declared > DRAIN_LIMIT)) await drainBody(unread.getReader()).catch(() => {});
   let revision = 0;
   try {
     revision = (await currentSettings(c.env)).revision;
@@ -97,7 +92,8 @@ export function createApp(): OpenAPIHono<AppEnv> {
     },
   });
 
-  app.use('*', requestContext, frontGuard);
+  // drainUnreadBody first: it must also cover what frontGuard, the 404s and onError answer.
+  app.use('*', drainUnreadBody, requestContext, frontGuard);
   app.onError((error, c) => errorResponse(c, toApiError(error)));
   app.notFound((c) => errorResponse(c, new ApiError('not_found', `No route for ${c.req.method} ${c.req.path}.`)));
 

@@ -3,11 +3,19 @@
  * port, streaming both bodies (a 50 MB upload is never held in memory), with the client address
  * taken from the TCP connection and the per-boot secret that tells the worker the request came
  * through here. It logs nothing per request: no key, no body, no URL.
+ *
+ * Connections to workerd are pooled. A request that fails on a pooled connection before any answer
+ * byte (workerd had closed it) reached nothing and is sent again on a fresh connection, body
+ * included (body-relay.ts); a connection whose last request body may have been left unread is not
+ * pooled at all. An exchange cut short while the client is still uploading ends with an answer and
+ * `Connection: close`, and a lingering close (client-close.ts), never with a reset.
  */
 import http from 'node:http';
 import https from 'node:https';
 import type { Socket } from 'node:net';
 import { pipeline } from 'node:stream/promises';
+import { BodyRelay } from './body-relay.js';
+import { closeAfterAnswer } from './client-close.js';
 import { clientErrorAnswer, errorBody, newRequestId, rawErrorResponse } from './front-errors.js';
 import { forwardRequestHeaders, forwardResponseHeaders } from './front-headers.js';
 
@@ -16,6 +24,8 @@ export interface FrontOptions {
   upstream: URL;
   secret: string;
   tls?: { cert: Buffer; key: Buffer };
+  /** How much of a request body is kept for a resend after a stale pooled connection. */
+  maxReplayBytes?: number;
 }
 
 export interface Front {
@@ -39,6 +49,14 @@ function sendError(res: http.ServerResponse, status: number, code: string, messa
     'x-request-id': requestId,
   });
   res.end(body);
+}
+
+/** How a request fails on a pooled connection that workerd had already closed. */
+const STALE_SOCKET = new Set(['ECONNRESET', 'EPIPE']);
+
+function hasBody(req: http.IncomingMessage): boolean {
+  const length = req.headers['content-length'];
+  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
 }
 
 /** A host name or address and an optional port: nothing that could add a path or credentials. */
@@ -73,8 +91,7 @@ export function createFront(options: FrontOptions): Front {
     }
     const originalUrl = `${scheme}://${host}${path}`;
 
-    const upstream = http.request({
-      agent,
+    const requestOptions: http.RequestOptions = {
       host: options.upstream.hostname,
       port: options.upstream.port,
       method: req.method,
@@ -85,7 +102,10 @@ export function createFront(options: FrontOptions): Front {
         host,
         originalUrl,
       }),
-    });
+    };
+    const body = new BodyRelay(req, options.maxReplayBytes);
+    let upstream: http.ClientRequest;
+    let answered = false;
 
     // A client that goes away mid-request or mid-answer: stop the upstream exchange too.
     res.on('close', () => {
@@ -93,33 +113,51 @@ export function createFront(options: FrontOptions): Front {
     });
     req.on('error', () => upstream.destroy());
 
-    let answered = false;
-    upstream.on('response', (answer) => {
-      answered = true;
-      if (!req.complete) {
-        // The worker answered without reading the whole body (a refusal: 401, 403, 413…). Send
-        // it nothing more: the exchange is over and that connection cannot be reused. The client
-        // may finish its upload into the void (Node reads and drops it) and gets the answer.
-        // (workerd itself may reset such a connection without answering when the worker leaves
-        // more than ~1 MB unread after a Durable Object call, so the worker must drain the
-        // bodies it refuses; the front cannot recover an answer workerd never sent.)
-        req.unpipe(upstream);
-        req.resume();
-        answer.on('end', () => upstream.destroy());
-      }
-      res.writeHead(answer.statusCode ?? 502, answer.statusMessage, forwardResponseHeaders(answer.rawHeaders).flat());
-      pipeline(answer, res).catch(() => {
-        // The client disconnected or Miniflare went away mid-answer; `close` above cleans up.
+    const send = (fresh: boolean) => {
+      // The retry takes a connection of its own (agent: false), never another pooled one.
+      const attempt = http.request({ ...requestOptions, agent: fresh ? false : agent });
+      upstream = attempt;
+      attempt.once('socket', () => {
+        // Only a reused connection can be stale; on a fresh one nothing needs keeping.
+        if (!attempt.reusedSocket) body.forget();
       });
-    });
-    upstream.on('error', () => {
-      // After the answer began, its own stream reports the failure; before it, say so.
-      if (!answered && !res.headersSent) {
+      attempt.on('response', (answer) => {
+        answered = true;
+        body.forget();
+        if (hasBody(req) && answer.headers['x-request-id'] === undefined) {
+          // Not an answer of the API, which reads every body before answering (worker/middleware/
+          // drain-body.ts), but e.g. a static asset served without reading the body: workerd closes
+          // that connection after the answer, so it must not go back to the pool.
+          attempt.shouldKeepAlive = false;
+        }
+        if (!req.complete) {
+          // The worker answered without reading the whole body: past its drain bounds, that
+          // connection closes. Send it nothing more, and end the client's connection after the
+          // answer (cleanly: see closeAfterAnswer).
+          body.discard();
+          closeAfterAnswer(req, res);
+          answer.on('end', () => attempt.destroy());
+        }
+        res.writeHead(answer.statusCode ?? 502, answer.statusMessage, forwardResponseHeaders(answer.rawHeaders).flat());
+        pipeline(answer, res).catch(() => {
+          // The client disconnected or Miniflare went away mid-answer; `close` above cleans up.
+        });
+      });
+      attempt.on('error', (error: NodeJS.ErrnoException) => {
+        // After the answer began, its own stream reports the failure; a replaced attempt is over.
+        if (upstream !== attempt || answered || res.headersSent || res.destroyed) return;
+        if (!fresh && attempt.reusedSocket && STALE_SOCKET.has(error.code ?? '') && body.replayable) {
+          // workerd had closed this pooled connection: the request reached nothing. Again, fresh.
+          send(true);
+          return;
+        }
+        body.discard();
+        if (!req.complete) closeAfterAnswer(req, res);
         sendError(res, 503, 'unavailable', 'The server closed the connection before answering; try again.');
-      }
-    });
-
-    req.pipe(upstream);
+      });
+      body.attach(attempt);
+    };
+    send(false);
   };
 
   // Missing Host is refused by `handle` with a structured error instead of Node's bare 400.

@@ -42,23 +42,97 @@ export function findIllFormedString(value: unknown): string | null {
 }
 
 /**
- * workerd may drop an answer sent while the request body is still unread (seen with a Durable
- * Object call before the answer), so refused bodies are read to the end (bounded) before the
- * error goes out: the client then always gets its structured error.
+ * How much of a body nobody used is read and dropped before the answer goes out, and for how
+ * long. workerd closes (or resets, without answering) a client connection whose request body the
+ * worker left unread, so every body is read to its end (worker/middleware/drain-body.ts); beyond
+ * these bounds the answer goes out anyway, on a connection that then closes.
  */
-export const DRAIN_LIMIT = 64_000_000;
+export const DRAIN_MAX_BYTES = 64_000_000;
+export const DRAIN_MAX_MS = 30_000;
 
-export async function drainBody(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<void> {
+/**
+ * Reads `reader` and drops the bytes. True once the body has ended (or failed: the client is
+ * gone); false when `maxBytes` or `maxMs` ran out first, with the stream left as it is.
+ */
+export async function drainBody(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  maxBytes = DRAIN_MAX_BYTES,
+  maxMs = DRAIN_MAX_MS,
+): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const expired = new Promise<'expired'>((resolve) => {
+    timer = setTimeout(() => resolve('expired'), maxMs);
+  });
   let seen = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) return;
-    seen += value.byteLength;
-    if (seen > DRAIN_LIMIT) {
-      await reader.cancel();
-      return;
+  try {
+    for (;;) {
+      const next = await Promise.race([reader.read(), expired]);
+      if (next === 'expired') return false;
+      if (next.done) return true;
+      seen += next.value.byteLength;
+      if (seen > maxBytes) return false;
     }
+  } catch {
+    // The client went away mid-body: nothing is left to read, and no one is left to answer.
+    return true;
+  } finally {
+    if (timer !== undefined) clearTimeout(timer);
   }
+}
+
+/**
+ * Keeps reading a body that outgrew the drain bounds while its answer goes out: workerd resets a
+ * connection on which the worker stopped reading (the answer is then lost), but sends the answer
+ * while the body is still being read. The self-host front closes that connection once the answer
+ * is through; here, the reading stops after DRAIN_MAX_MS at the latest.
+ */
+export async function drainAfterAnswer(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<void> {
+  if (!(await drainBody(reader, Number.POSITIVE_INFINITY, DRAIN_MAX_MS))) await reader.cancel().catch(() => {});
+}
+
+/**
+ * Stands between the runtime's request body and the handlers: they read (or cancel, or ignore)
+ * `body` as usual, while `leftover()` gives what they left, because only this relay holds the
+ * runtime stream's reader. A handler's cancel stops the relay, never the runtime stream.
+ */
+export function relayBody(source: ReadableStream<Uint8Array>): {
+  body: ReadableStream<Uint8Array>;
+  leftover(): Promise<ReadableStreamDefaultReader<Uint8Array>>;
+} {
+  const reader = source.getReader();
+  let pulling: Promise<unknown> = Promise.resolve();
+  let cancelled = false;
+  const body = new ReadableStream<Uint8Array>(
+    {
+      pull(controller) {
+        const read = reader.read().then(
+          ({ done, value }) => {
+            // After a cancel the chunk is simply dropped, as draining would drop it.
+            if (cancelled) return;
+            if (done) controller.close();
+            else controller.enqueue(value);
+          },
+          (error: unknown) => {
+            if (!cancelled) controller.error(error);
+          },
+        );
+        pulling = read;
+        return read;
+      },
+      cancel() {
+        cancelled = true;
+      },
+    },
+    { highWaterMark: 0 },
+  );
+  return {
+    body,
+    async leftover() {
+      // A read of the relay may still be waiting on the runtime stream: let it land first.
+      await pulling.catch(() => {});
+      return reader;
+    },
+  };
 }
 
 /** Reads at most `maxBytes` of a body stream; refuses (413) the moment it grows past that. */
@@ -72,7 +146,8 @@ export async function readBounded(body: ReadableStream<Uint8Array> | null, maxBy
     if (done) break;
     total += value.byteLength;
     if (total > maxBytes) {
-      await drainBody(reader);
+      // The rest of the body is drained in one place, before the answer (worker/app.ts).
+      await reader.cancel().catch(() => {});
       throw new ApiError('payload_too_large', `The request body is larger than ${maxBytes} bytes.`, {
         limit: maxBytes,
       });
