@@ -37,7 +37,7 @@ interface Agent {
   key: string;
 }
 
-interface SendRecord {
+export interface SendRecord {
   op: number;
   kind: 'direct' | 'group';
   from: string;
@@ -52,7 +52,7 @@ interface SendRecord {
   duplicateAnswers: number;
 }
 
-interface ClaimRecord {
+export interface ClaimRecord {
   agent: string;
   messageId: string;
   body: string;
@@ -63,7 +63,7 @@ interface ClaimRecord {
   answeredAt: number;
 }
 
-interface AckRecord {
+export interface AckRecord {
   agent: string;
   messageId: string;
   token: string;
@@ -409,7 +409,8 @@ async function channelOwnership(
   }
 }
 
-function check(input: {
+/** The total-queue checker over a recorded history (exported so its own test can feed it anomalies). */
+export function check(input: {
   options: FaultOptions;
   crashes: number;
   sends: SendRecord[];
