@@ -1,11 +1,11 @@
 import { DurableObject } from 'cloudflare:workers';
-import { and, asc, eq, gt, inArray, lt, or, type SQL, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, inArray, isNotNull, lt, notLike, or, type SQL, sql } from 'drizzle-orm';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import migrations from '../../migrations/registry/migrations.js';
 import { ApiError } from '../../worker/contract/errors.js';
 import type { Limits } from '../../worker/contract/models.js';
 import type { Env } from '../../worker/env.js';
-import { issueApiKey, pepperOf } from '../../worker/lib/api-key.js';
+import { issueApiKey, pepperOf, TAGGED_HASH_PREFIX } from '../../worker/lib/api-key.js';
 import { digestsEqual, hashPassword, keyedHash, newId, randomToken } from '../../worker/lib/crypto.js';
 import { decodeCursor, encodeCursor } from '../../worker/lib/cursor.js';
 import { canonicalIp } from '../../worker/lib/ip.js';
@@ -292,14 +292,14 @@ export class RegistryDO extends DurableObject<Env> {
     this.requireHost(input.host_id, 'host_id');
     this.requireUniqueName(input.host_id, input.name);
     const agentId = newId('agt_');
-    const apiKey = issueApiKey(agentId);
+    const { key: apiKey, hash: keyHash } = await issueApiKey(agentId, pepperOf(this.env));
     const row = {
       agentId,
       name: input.name,
       displayName: input.display_name ?? input.name,
       hostId: input.host_id,
       enabled: input.enabled ?? true,
-      keyHash: await keyedHash(pepperOf(this.env), apiKey),
+      keyHash,
       createdAt: iso(Date.now()),
       lastAccessAt: null,
       version: 1,
@@ -339,8 +339,7 @@ export class RegistryDO extends DurableObject<Env> {
 
   async regenerateKey(agentId: string): Promise<string> {
     const existing = this.requireAgent(agentId);
-    const apiKey = issueApiKey(agentId);
-    const keyHash = await keyedHash(pepperOf(this.env), apiKey);
+    const { key: apiKey, hash: keyHash } = await issueApiKey(agentId, pepperOf(this.env));
     this.db.transaction((tx) => {
       tx.update(schema.agents)
         .set({ keyHash, version: existing.version + 1 })
@@ -350,6 +349,16 @@ export class RegistryDO extends DurableObject<Env> {
     });
     await this.drainSync();
     return apiKey;
+  }
+
+  /** Agents whose live key predates key tags (worker/lib/legacy-keys.ts); empty once all are regenerated. */
+  async legacyKeyAgents(): Promise<string[]> {
+    return this.db
+      .select({ agentId: schema.agents.agentId })
+      .from(schema.agents)
+      .where(and(isNotNull(schema.agents.keyHash), notLike(schema.agents.keyHash, `${TAGGED_HASH_PREFIX}%`)))
+      .all()
+      .map((row) => row.agentId);
   }
 
   async revokeKey(agentId: string): Promise<void> {
