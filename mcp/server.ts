@@ -107,7 +107,7 @@ export async function callTool(
 
 /**
  * The SDK is loaded here rather than imported at the top so that it stays out of the start-up of
- * every other CLI command (the bundle keeps npm packages external, so this stays a lazy import).
+ * every other CLI command (the bundle puts dynamically imported code in chunks of its own).
  */
 export async function buildServer(options: BuildServerOptions = {}): Promise<McpServer> {
   const { McpServer } = await import('@modelcontextprotocol/sdk/server/mcp.js');
