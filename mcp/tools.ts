@@ -24,9 +24,9 @@ export const DATA_NOT_INSTRUCTIONS =
 /**
  * The error part of every output schema. A domain error answers `isError: true` with the API's
  * error body (`{request_id, error:{code, message, …}}`) as structured content; the server
- * instructions describe it once, so each tool lists only its two constant members.
+ * instructions describe its members once, so each tool lists one line.
  */
-const ToolError = z.looseObject({ code: z.string() }).describe('Only with isError.');
+const ToolError = z.looseObject({}).describe('Only with isError.');
 
 export interface ToolAnnotations {
   readOnlyHint: boolean;
@@ -157,6 +157,7 @@ export function toolJsonSchema(shape: Record<string, z.ZodType>, io: 'input' | '
         }
         // Clients need not reject what they do not know; the server sends only declared fields.
         if (node.additionalProperties === false || isEmpty(node.additionalProperties)) delete node.additionalProperties;
+        if (isEmpty(node.properties)) delete node.properties;
         // A per-item error code: the full table, the same in every tool (the instructions say where it is).
         if (Array.isArray(node.enum) && node.enum.length === ERROR_CODES.length) delete node.enum;
       }
