@@ -12,7 +12,14 @@ import { VERSION } from '../cli/lib/version.js';
 import { operationList } from '../worker/contract/index.js';
 import type { OperationDef } from '../worker/contract/registry.js';
 import { confinedFiles, type FilePolicy, filePolicy } from './file-access.js';
-import { DATA_NOT_INSTRUCTIONS, FILE_PATH_FIELD, OUT_PATH_FIELD, OVERWRITE_FIELD, toolDefinitions } from './tools.js';
+import {
+  DATA_NOT_INSTRUCTIONS,
+  FILE_PATH_FIELD,
+  listedTool,
+  OUT_PATH_FIELD,
+  OVERWRITE_FIELD,
+  toolDefinitions,
+} from './tools.js';
 
 export interface BuildServerOptions {
   /** `--profile`; otherwise SWITCHBOARD_PROFILE or the config file's current profile. */
@@ -23,11 +30,28 @@ export interface BuildServerOptions {
   files?: FilePolicy;
 }
 
-export const SERVER_INSTRUCTIONS =
-  'Switchboard lets you exchange messages and files with other AI agents by polling; nothing arrives ' +
-  'by itself. Use inbox to see counts, claim to lease unread messages, and ack with each message_id ' +
-  'and claim_token once handled (unacknowledged claims expire and the messages become claimable ' +
-  `again). Send results list one outcome per target. ${DATA_NOT_INSTRUCTIONS}`;
+/**
+ * What every session should know before its first call. Tools are named as the client lists them,
+ * from the registry; a registry without the messaging tools (test fixtures) gets the general part.
+ */
+export function serverInstructions(operations: readonly OperationDef[] = operationList): string {
+  const names = new Map(operations.flatMap((op) => (op.mcp ? [[op.id, op.mcp.tool] as const] : [])));
+  const ids = ['getInbox', 'claimMessages', 'ackMessages', 'sendDirect', 'listDirectory', 'sendGroupMessage'];
+  const [inbox, claim, ack, send, directory, sendGroup] = ids.map((id) => names.get(id));
+  const general =
+    'Switchboard lets you exchange messages and files with other AI agents by polling; nothing arrives by itself. ' +
+    'No tool acknowledges anything by itself. A failed call answers isError with structured content ' +
+    '{request_id, error:{code, message, field?, target?, limit?, retry_after_ms?}}: the API error codes, or ' +
+    'not_configured, unreachable, local_file_error, path_not_allowed before any request. ';
+  const flow =
+    inbox && claim && ack && send && directory && sendGroup
+      ? `${inbox} shows counts, ${claim} leases unread messages with a claim_token each, and ${ack} marks them ` +
+        'read with each message_id and claim_token once handled; an unacknowledged claim expires and the message ' +
+        `becomes claimable again. Send with ${send} (agent IDs from ${directory}) or ${sendGroup}; results list ` +
+        'one outcome per target. '
+      : '';
+  return general + flow + DATA_NOT_INSTRUCTIONS;
+}
 
 function errorResult(structured: { request_id?: string; error: { code: string; message: string } }): CallToolResult {
   return {
@@ -83,37 +107,38 @@ export async function callTool(
 
 /**
  * The SDK is loaded here rather than imported at the top so that it stays out of the start-up of
- * every other CLI command (the bundle keeps npm packages external, so this stays a lazy import).
+ * every other CLI command (the bundle puts dynamically imported code in chunks of its own).
  */
 export async function buildServer(options: BuildServerOptions = {}): Promise<McpServer> {
   const { McpServer } = await import('@modelcontextprotocol/sdk/server/mcp.js');
   const env = options.env ?? process.env;
   const files = options.files ?? filePolicy({ env });
   const context = { ...(options.profile && { profile: options.profile }), env, files };
+  const { ListToolsRequestSchema } = await import('@modelcontextprotocol/sdk/types.js');
+  const operations = options.operations ?? operationList;
   const server = new McpServer(
     { name: 'switchboard', title: 'Switchboard', version: VERSION },
-    { instructions: SERVER_INSTRUCTIONS },
+    { instructions: serverInstructions(operations) },
   );
-  for (const tool of toolDefinitions(options.operations ?? operationList)) {
-    const readOnly = tool.op.method === 'get';
+  const tools = toolDefinitions(operations);
+  for (const tool of tools) {
     server.registerTool(
       tool.name,
       {
-        title: tool.op.summary,
+        title: tool.title,
         description: tool.description,
         inputSchema: tool.inputShape as never,
         outputSchema: tool.outputShape as never,
-        annotations: {
-          title: tool.op.summary,
-          readOnlyHint: readOnly,
-          // Downloads write a local file but change nothing on the server.
-          destructiveHint: false,
-          idempotentHint: readOnly || tool.op.method === 'delete',
-          openWorldHint: false,
-        },
+        annotations: tool.annotations,
       },
       ((args: Record<string, unknown>) => callTool(tool.op, args ?? {}, context)) as never,
     );
   }
+  // The SDK validates calls with the zod schemas registered above but lists each schema in full
+  // (a 400-character date-time pattern per timestamp, …); the listing is replaced by the same
+  // schemas written leaner (mcp/tools.ts, toolJsonSchema). The SDK documents that
+  // setRequestHandler replaces the previous handler; the list is static, so it is built once.
+  const listing = { tools: tools.map(listedTool) };
+  server.server.setRequestHandler(ListToolsRequestSchema, () => listing as never);
   return server;
 }

@@ -140,7 +140,24 @@ describe('agent round trip', () => {
     const channel = inbox.json.channels[0].channel_id as string;
     const history = await runCli(['history', channel], as('bob'));
     expect(history.code).toBe(EXIT.ok);
-    expect(history.json.messages.map((m: { body: string }) => m.body)).toEqual(['hello bob', 'line one\nline two']);
+    // --stdin sends the body exactly as piped, its final newline included.
+    expect(history.json.messages.map((m: { body: string }) => m.body)).toEqual(['hello bob', 'line one\nline two\n']);
+
+    // Nothing left to claim: the same pipeline sends nothing and succeeds.
+    const empty = await runCli(['node "$CLI" claim --limit 10 | node "$CLI" ack'], { ...as('bob'), shell: true });
+    expect(empty.code, empty.stderr).toBe(EXIT.ok);
+    expect(empty.json).toEqual({ results: [] });
+  });
+
+  it('source_ip_denied shows the address the server saw', async () => {
+    const cookie = await adminLogin(server);
+    const elsewhere = await createHost(server, cookie, ['192.0.2.7']);
+    const remote = await createAgent(server, cookie, elsewhere.host_id, 'remote-cli');
+    const denied = await runCli(['me'], { env: { SWITCHBOARD_URL: server.url, SWITCHBOARD_API_KEY: remote.key } });
+    expect(denied.code).toBe(EXIT.request);
+    expect(denied.stderr).toMatch(/source_ip_denied \(HTTP 403\)/);
+    expect(denied.stderr).toMatch(/the server saw 127\.0\.0\.1/);
+    expect(JSON.parse(denied.stderr.split('\n')[1] as string).error.target).toBe('127.0.0.1');
   });
 
   it('ack with MESSAGE_ID:TOKEN words; a stale token is a per-item rejection (exit 4)', async () => {
@@ -191,5 +208,17 @@ describe.runIf(downloadOp !== undefined)('files', () => {
       size: bytes.length,
       sha256: createHash('sha256').update(bytes).digest('hex'),
     });
+  });
+
+  it('send --file with no body sends the file alone', async () => {
+    const folder = tempDir('switchboard-cli-files-');
+    const source = join(folder, 'alone.txt');
+    writeFileSync(source, 'just the file\n');
+    const sent = await runCli(['send', '--to', bob.agent.agent_id, '--file', source], as('alice'));
+    expect(sent.code, sent.stderr).toBe(EXIT.ok);
+    expect(sent.json.results[0].status).toBe('sent');
+    const channel = sent.json.results[0].channel_id as string;
+    const history = await runCli(['history', channel, '--order', 'desc', '--limit', '1'], as('bob'));
+    expect(history.json.messages[0]).toMatchObject({ body: '', attachment: { filename: 'alone.txt', size: 14 } });
   });
 });

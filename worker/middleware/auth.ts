@@ -50,7 +50,12 @@ export const requireAgent = createMiddleware<AppEnv>(async (c, next) => {
   const result = await stub.authenticate(keyHash, c.get('clientIp'), channelIds);
   if (result.status === 'unauthenticated') throw new ApiError('unauthenticated', UNAUTHENTICATED);
   if (result.status === 'source_ip_denied') {
-    throw new ApiError('source_ip_denied', "This address is not one of the agent's host addresses.");
+    // The address the server saw goes back to the caller (it is the caller's own), so a NAT,
+    // proxy or IPv4/IPv6 mix-up is visible without server logs.
+    const seen = c.get('clientIp');
+    throw new ApiError('source_ip_denied', `This address (${seen}) is not one of the agent's host addresses.`, {
+      target: seen,
+    });
   }
   c.set('agent', result.agent);
   const known = new Set(result.channels);

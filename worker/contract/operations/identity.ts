@@ -37,7 +37,7 @@ export const listDirectory = defineOperation({
     'last_access_at is an observation (updated at most about once a minute), not proof that a model is online.',
   tags: ['identity'],
   query: z.object({
-    host_id: HostId.optional(),
+    host_id: HostId.optional().openapi({ description: 'Only agents of this host.' }),
     name: z.string().max(64).optional().openapi({ description: 'Substring of the agent name or display name.' }),
     cursor: Cursor,
     limit: PageLimit,
@@ -45,7 +45,12 @@ export const listDirectory = defineOperation({
   response: z.object({ agents: z.array(DirectoryEntry), next_cursor: z.string().nullable() }),
   errors: AGENT_ERRORS,
   cli: { command: 'directory' },
-  mcp: { tool: 'list_directory' },
+  mcp: {
+    tool: 'list_directory',
+    description:
+      'Agents that are not polling now still receive messages; last_access_at (updated about once a minute) is no ' +
+      'proof that a model is online.',
+  },
 });
 
 export const LimitsAnswer = z.object({

@@ -108,7 +108,16 @@ export const sendDirect = defineOperation({
     'cleanup_unavailable',
   ],
   cli: { command: 'send', positionals: ['body'], stdinField: 'body', optionNames: { to_agent_ids: 'to' } },
-  mcp: { tool: 'send_message' },
+  mcp: {
+    tool: 'send_message',
+    description:
+      'Each target gets its own message in your private channel with it. The body is checked once (invalid_unicode, ' +
+      'empty_message, text_too_long; too_many_recipients over max_recipients); then each target gets sent, duplicate ' +
+      '(same content as your latest retained message there: nothing stored, that message_id returned; no time window) ' +
+      'or rejected with its error, never blocking the others. file_path attaches one file, a copy per target ' +
+      '(file_too_large over max_file_bytes; upload_admission_denied with retry_after_ms; cleanup_unavailable); ' +
+      'with a file the body may be empty.',
+  },
 });
 
 const InboxFilter = {
@@ -141,7 +150,12 @@ export const getInbox = defineOperation({
   response: z.object({ ...Counts, channels: z.array(InboxChannel) }),
   errors: [...AGENT_ERRORS, 'not_found'],
   cli: { command: 'inbox' },
-  mcp: { tool: 'check_inbox' },
+  mcp: {
+    tool: 'check_inbox',
+    description:
+      'Covers private channels and the groups you are an active member of. Reserves nothing, marks nothing read: ' +
+      'claim_messages gets the content. Unread state is shared by all sessions of your agent account.',
+  },
 });
 
 export const Claim = z
@@ -180,7 +194,15 @@ export const claimMessages = defineOperation({
   response: z.object({ claims: z.array(Claim) }),
   errors: [...AGENT_ERRORS, 'not_found'],
   cli: { command: 'claim' },
-  mcp: { tool: 'claim_messages' },
+  mcp: {
+    tool: 'claim_messages',
+    description:
+      'Leases up to `limit` claimable messages (oldest first by default) for claim_seconds: no other session of your ' +
+      'account can claim them meanwhile. Nothing is read until ack_messages gets each message_id with its ' +
+      'claim_token; a claim that expires unacknowledged makes the message claimable again and its token stale. ' +
+      'Returns at once, an empty list when nothing is claimable.',
+    peerContent: true,
+  },
 });
 
 export const AckItem = z
@@ -210,11 +232,26 @@ export const ackMessages = defineOperation({
     'downloading the file and does not extend retention. Retrying an accepted ACK with the same token before its ' +
     'expiry answers already_read; afterwards it is rejected (the message stays read). At most max_claim_batch items.',
   tags,
-  body: z.object({ acks: z.array(AckItem).min(1).max(1000) }).openapi('AckRequest'),
+  body: z
+    .object({
+      acks: z
+        .array(AckItem)
+        .min(1)
+        .max(1000)
+        .openapi({ description: 'One {message_id, claim_token} per claimed message.' }),
+    })
+    .openapi('AckRequest'),
   response: z.object({ results: z.array(AckResult) }),
   errors: AGENT_ERRORS,
   cli: { command: 'ack', positionals: ['acks'] },
-  mcp: { tool: 'ack_messages' },
+  mcp: {
+    tool: 'ack_messages',
+    description:
+      'Each item needs the claim token of an unexpired claim (from claim_messages). ACK means read, not done; it ' +
+      'needs no download and does not extend retention. The same ACK retried before the claim expires answers ' +
+      'already_read, later rejected (the message stays read). At most max_claim_batch items.',
+    idempotent: true,
+  },
 });
 
 export const listMessages = defineOperation({
@@ -227,10 +264,16 @@ export const listMessages = defineOperation({
     'Pages through the retained messages of a channel you are in, oldest first by default. Deleted messages leave ' +
     'gaps in seq. Reading history never claims or ACKs anything.',
   tags,
-  params: z.object({ channel_id: ChannelId }),
+  params: z.object({ channel_id: ChannelId.openapi({ description: 'A channel you are in.' }) }),
   query: SeqPageQuery,
   response: z.object({ messages: z.array(Message), next_cursor: z.string().nullable() }),
   errors: [...AGENT_ERRORS, 'not_found'],
   cli: { command: 'history', positionals: ['channel_id'] },
-  mcp: { tool: 'read_history' },
+  mcp: {
+    tool: 'read_history',
+    description:
+      'Pages through the retained messages of a channel you are in, oldest first by default; deleted messages leave ' +
+      'gaps in seq. Never claims or acknowledges anything.',
+    peerContent: true,
+  },
 });
