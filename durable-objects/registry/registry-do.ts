@@ -37,6 +37,7 @@ export interface AgentView {
   agent_id: string;
   name: string;
   display_name: string;
+  description: string;
   host_id: string;
   enabled: boolean;
   last_access_at: string | null;
@@ -47,6 +48,7 @@ export interface DirectoryEntryView {
   agent_id: string;
   name: string;
   display_name: string;
+  description: string;
   last_access_at: string | null;
   host: { host_id: string; name: string; os: string };
 }
@@ -80,6 +82,7 @@ function agentView(row: typeof schema.agents.$inferSelect): AgentView {
     agent_id: row.agentId,
     name: row.name,
     display_name: row.displayName,
+    description: row.description,
     host_id: row.hostId,
     enabled: row.enabled,
     last_access_at: row.lastAccessAt,
@@ -287,6 +290,7 @@ export class RegistryDO extends DurableObject<Env> {
     name: string;
     host_id: string;
     display_name?: string;
+    description?: string;
     enabled?: boolean;
   }): Promise<{ agent: AgentView; api_key: string }> {
     this.requireHost(input.host_id, 'host_id');
@@ -297,6 +301,7 @@ export class RegistryDO extends DurableObject<Env> {
       agentId,
       name: input.name,
       displayName: input.display_name ?? input.name,
+      description: input.description ?? '',
       hostId: input.host_id,
       enabled: input.enabled ?? true,
       keyHash,
@@ -314,7 +319,7 @@ export class RegistryDO extends DurableObject<Env> {
 
   async updateAgent(
     agentId: string,
-    patch: { name?: string; host_id?: string; display_name?: string; enabled?: boolean },
+    patch: { name?: string; host_id?: string; display_name?: string; description?: string; enabled?: boolean },
   ): Promise<AgentView> {
     const existing = this.requireAgent(agentId);
     const hostId = patch.host_id ?? existing.hostId;
@@ -326,6 +331,7 @@ export class RegistryDO extends DurableObject<Env> {
       name,
       hostId,
       displayName: patch.display_name ?? existing.displayName,
+      description: patch.description ?? existing.description,
       enabled: patch.enabled ?? existing.enabled,
       version: existing.version + 1,
     };
@@ -419,6 +425,7 @@ export class RegistryDO extends DurableObject<Env> {
         agent_id: agent.agentId,
         name: agent.name,
         display_name: agent.displayName,
+        description: agent.description,
         last_access_at: agent.lastAccessAt,
         host: { host_id: host.hostId, name: host.name, os: host.os },
       })),

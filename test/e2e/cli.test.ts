@@ -182,6 +182,39 @@ describe('agent round trip', () => {
     expect(JSON.parse(missing.stderr.split('\n')[1] as string).error.code).toBe('not_found');
     expectNoStack(missing.stderr);
   });
+
+  it('threads: send --reply-to, claim shows the thread and the names, history --thread-id filters', async () => {
+    const root = await runCli(['send', '--to', bob.agent.agent_id, 'which branch?'], as('alice'));
+    const rootId = root.json.results[0].message_id as string;
+    expect(root.json.results[0]).toMatchObject({ status: 'sent', thread_id: rootId, reply_to: null });
+    await runCli(['send', '--to', bob.agent.agent_id, 'unrelated'], as('alice'));
+    const answer = await runCli(['send', '--to', alice.agent.agent_id, '--reply-to', rootId, 'main'], as('bob'));
+    expect(answer.code, answer.stderr).toBe(EXIT.ok);
+    expect(answer.json.results[0]).toMatchObject({ status: 'sent', reply_to: rootId, thread_id: rootId });
+
+    const claim = await runCli(['claim', '--order', 'newest'], as('alice'));
+    expect(claim.json.claims[0].message).toMatchObject({
+      body: 'main',
+      reply_to: rootId,
+      thread_id: rootId,
+      sender_display_name: 'bob',
+      channel_kind: 'private',
+      group_name: null,
+    });
+    const channel = answer.json.results[0].channel_id as string;
+    const thread = await runCli(['history', channel, '--thread-id', rootId], as('alice'));
+    expect(thread.json.messages.map((m: { body: string }) => m.body)).toEqual(['which branch?', 'main']);
+
+    // A reply_to of no message in that channel: a clear error, exit 3, nothing sent.
+    const bad = await runCli(
+      ['send', '--to', bob.agent.agent_id, '--reply-to', `${rootId.slice(0, -4)}AAAA`, 'lost'],
+      as('alice'),
+    );
+    expect(bad.code).toBe(EXIT.request);
+    expect(bad.stderr).toMatch(/reply_to_not_found \(HTTP 400\)/);
+    const after = await runCli(['history', channel, '--order', 'desc', '--limit', '1'], as('alice'));
+    expect(after.json.messages[0].body).toBe('main');
+  });
 });
 
 // The files issue adds the download operation; until it is in the registry there is nothing to run.

@@ -11,11 +11,12 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operationList } from '../../worker/contract/index.js';
 import { cliEnv, tempConfig } from './cli-process.js';
-import { adminLogin, CLI, createAgent, createHost, ROOT, type Server, startServer, tempDir } from './harness.js';
+import { adminLogin, api, CLI, createAgent, createHost, ROOT, type Server, startServer, tempDir } from './harness.js';
 
 let server: Server;
 let alice: { agent: { agent_id: string }; key: string };
 let bob: { agent: { agent_id: string }; key: string };
+let cookie: string;
 const clients: Client[] = [];
 
 /** The tool name the registry gives an operation. */
@@ -54,7 +55,7 @@ let bobClient: Client;
 
 beforeAll(async () => {
   server = await startServer();
-  const cookie = await adminLogin(server);
+  cookie = await adminLogin(server);
   const host = await createHost(server, cookie, ['127.0.0.1']);
   alice = await createAgent(server, cookie, host.host_id, 'alice');
   bob = await createAgent(server, cookie, host.host_id, 'bob');
@@ -189,6 +190,53 @@ describe('switchboard mcp over stdio', () => {
     expect(structured(result).error.code).toBe('not_found');
     expect(structured(result).request_id).toMatch(/^req_/);
     expect((result.content[0] as { text: string }).text).toMatch(/^Error not_found: /);
+  });
+
+  it('threads and richer items: reply_to in, thread_id and names out, history by thread, descriptions', async () => {
+    await api(server, 'PATCH', `/admin/agents/${bob.agent.agent_id}`, {
+      cookie,
+      body: { description: 'Answers build questions.' },
+    });
+    const directory = await call(aliceClient, tool('listDirectory'), { name: 'bob' });
+    expect(structured(directory).agents[0]).toMatchObject({ name: 'bob', description: 'Answers build questions.' });
+
+    const created = await call(aliceClient, tool('createGroup'), {
+      name: 'release crew',
+      invitee_ids: [bob.agent.agent_id],
+    });
+    const groupId = structured(created).group.group_id as string;
+    await call(bobClient, tool('joinGroup'), { group_id: groupId });
+    const root = structured(await call(aliceClient, tool('sendGroupMessage'), { group_id: groupId, body: 'ship?' }));
+    const answer = await call(bobClient, tool('sendGroupMessage'), {
+      group_id: groupId,
+      body: 'yes',
+      reply_to: root.message_id,
+    });
+    expect(answer.isError).toBeFalsy();
+    expect(structured(answer)).toMatchObject({ status: 'sent', reply_to: root.message_id, thread_id: root.message_id });
+
+    const claimed = structured(await call(aliceClient, tool('claimMessages'), { channel_id: groupId }));
+    expect(claimed.claims[0].message).toMatchObject({
+      body: 'yes',
+      sender_display_name: 'bob',
+      channel_kind: 'group',
+      group_name: 'release crew',
+      reply_to: root.message_id,
+      thread_id: root.message_id,
+    });
+    await call(aliceClient, tool('sendGroupMessage'), { group_id: groupId, body: 'another topic' });
+    const thread = structured(
+      await call(aliceClient, tool('listMessages'), { channel_id: groupId, thread_id: root.message_id }),
+    );
+    expect(thread.messages.map((m: { body: string }) => m.body)).toEqual(['ship?', 'yes']);
+
+    const wrong = await call(bobClient, tool('sendDirect'), {
+      to_agent_ids: [alice.agent.agent_id],
+      body: 'this belongs to the group',
+      reply_to: root.message_id,
+    });
+    expect(wrong.isError).toBe(true);
+    expect(structured(wrong).error).toMatchObject({ code: 'reply_to_other_channel', field: 'reply_to' });
   });
 
   it('a bad key is isError unauthenticated, and a missing configuration is not_configured', async () => {

@@ -19,6 +19,7 @@ import {
 } from '../contract/operations/groups.js';
 import { collapseTargets, validateContent } from '../domain/content.js';
 import { GROUP_ACCESS, type GroupAction, type GroupView, type InvitationOutcome } from '../domain/groups.js';
+import { requireReplyInChannel } from '../domain/threads.js';
 import type { Env } from '../env.js';
 import { newId } from '../lib/crypto.js';
 import { currentSettings, registry } from '../lib/settings-cache.js';
@@ -177,20 +178,36 @@ export const sendGroupMessageHandler: Handler<typeof sendGroupMessage> = async (
   await requireKnownGroup(c, env, agent.agent_id, input.params.group_id, 'send');
   const { limits } = await currentSettings(env);
   // Multipart: checked as soon as the metadata arrives, before the file is staged.
-  const upload = await readSendRequest(c, SendGroupMessageBody, input.body, (early) =>
-    validateContent(early.body, true, limits.max_body_code_points),
-  );
+  const replyCheck = (replyTo: string | undefined) => {
+    if (replyTo !== undefined) requireReplyInChannel(replyTo, input.params.group_id);
+  };
+  const upload = await readSendRequest(c, SendGroupMessageBody, input.body, (early) => {
+    validateContent(early.body, true, limits.max_body_code_points);
+    replyCheck(early.reply_to);
+  });
   try {
     validateContent(upload.body.body, upload.file !== null, limits.max_body_code_points);
+    const replyTo = upload.body.reply_to;
+    replyCheck(replyTo);
     const outcome = await groupChannel(env, input.params.group_id).sendGroup({
       group_id: input.params.group_id,
       sender_id: agent.agent_id,
+      sender_name: agent.display_name,
+      ...(replyTo !== undefined && { reply_to: replyTo }),
       content: { body: upload.body.body, attachment: null },
       max_messages: limits.max_messages_per_channel,
       max_files: limits.max_files_per_channel,
       ...(upload.file && { file: upload.file }),
     });
-    return { request_id: requestId, status: outcome.status, message_id: outcome.message_id };
+    return {
+      request_id: requestId,
+      status: outcome.status,
+      message_id: outcome.message_id,
+      thread_id: outcome.thread_id,
+      reply_to: outcome.reply_to,
+      ...(outcome.status === 'sent' &&
+        outcome.reply_to_purged !== undefined && { reply_to_purged: outcome.reply_to_purged }),
+    };
   } finally {
     // The group message has its own copy by now (or failed): the staged upload goes.
     await upload.release();

@@ -4,7 +4,17 @@
  * worker/domain/groups.ts; the descriptions here tell agents the same rules.
  */
 import { z } from '@hono/zod-openapi';
-import { AgentId, Cursor, GroupId, ItemError, MessageId, PageLimit, Timestamp } from '../models.js';
+import {
+  AgentId,
+  Cursor,
+  GroupId,
+  ItemError,
+  MessageId,
+  PageLimit,
+  ReplyTo,
+  SentThread,
+  Timestamp,
+} from '../models.js';
 import { ADMIN_ERRORS, AGENT_ERRORS, defineOperation } from '../registry.js';
 
 const tags = ['groups'];
@@ -208,6 +218,7 @@ export const SendGroupMessageBody = z
       description:
         'The message text, sent exactly as given (never trimmed or normalized). Limit: max_body_code_points Unicode code points.',
     }),
+    reply_to: ReplyTo,
   })
   .openapi('SendGroupMessageBody');
 
@@ -221,7 +232,8 @@ export const sendGroupMessage = defineOperation({
     'Every other active member gets an unread delivery; you do not. The body is checked like a private message ' +
     '(invalid_unicode, empty_message, text_too_long with the limit). duplicate: the same content as your latest ' +
     'retained message in this group, so nothing new is stored and the retained message_id is returned (no time ' +
-    'window; not exactly-once delivery). A file is attached and admitted as in a private send ' +
+    'window; not exactly-once delivery; reply_to is not compared). reply_to answers a message of this group. ' +
+    'A file is attached and admitted as in a private send ' +
     '(file_too_large, upload_admission_denied, upload_stalled, cleanup_unavailable).',
   tags,
   params: GroupParams,
@@ -231,6 +243,11 @@ export const sendGroupMessage = defineOperation({
     request_id: z.string(),
     status: z.enum(['sent', 'duplicate']),
     message_id: MessageId,
+    thread_id: MessageId.openapi({
+      description: 'The thread of message_id (sent: the new message; duplicate: the retained one).',
+    }),
+    reply_to: SentThread.reply_to,
+    reply_to_purged: SentThread.reply_to_purged,
   }),
   errors: [
     ...AGENT_ERRORS,
@@ -238,6 +255,8 @@ export const sendGroupMessage = defineOperation({
     'not_group_member',
     'text_too_long',
     'empty_message',
+    'reply_to_not_found',
+    'reply_to_other_channel',
     'file_too_large',
     'upload_admission_denied',
     'upload_stalled',

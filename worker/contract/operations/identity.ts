@@ -21,6 +21,7 @@ export const DirectoryEntry = Agent.pick({
   agent_id: true,
   name: true,
   display_name: true,
+  description: true,
   last_access_at: true,
 }).extend({
   host: Host.pick({ host_id: true, name: true, os: true }),
@@ -34,6 +35,7 @@ export const listDirectory = defineOperation({
   summary: 'Every enabled agent, with its host and last access time',
   description:
     'Lists every enabled agent account, including ones that are not polling now: they can still receive messages. ' +
+    'description says what the agent does (set by an administrator; may be empty). ' +
     'last_access_at is an observation (updated at most about once a minute), not proof that a model is online.',
   tags: ['identity'],
   query: z.object({

@@ -8,6 +8,8 @@ import {
   Message,
   MessageId,
   NullableTimestamp,
+  ReplyTo,
+  SentThread,
   SeqPageQuery,
   Timestamp,
 } from '../models.js';
@@ -59,6 +61,7 @@ export const SendDirectBody = z
       description:
         'The message text, sent exactly as given (never trimmed or normalized). Limit: max_body_code_points Unicode code points.',
     }),
+    reply_to: ReplyTo,
   })
   .openapi('SendDirectBody');
 
@@ -68,6 +71,7 @@ export const SendResult = z
     status: z.enum(['sent', 'duplicate', 'rejected']),
     message_id: MessageId.optional().openapi({ description: 'sent: the new message; duplicate: the retained one.' }),
     channel_id: ChannelId.optional(),
+    ...SentThread,
     error: ItemError.optional().openapi({
       description: 'rejected only: self_send_forbidden, unknown_agent, agent_disabled, or unavailable (retry).',
     }),
@@ -92,7 +96,9 @@ export const sendDirect = defineOperation({
     'under max_concurrent_uploads and max_upload_temp_bytes, of which one agent gets a quarter ' +
     '(upload_admission_denied, retry_after_ms); an upload that sends less than min_upload_bytes_per_second over ' +
     'upload_stall_seconds is cancelled (upload_stalled, nothing kept); and files are refused with ' +
-    'cleanup_unavailable while deleting stored files is failing.',
+    'cleanup_unavailable while deleting stored files is failing. ' +
+    'reply_to answers a message of your private channel with one agent, so it needs exactly that one target ' +
+    '(reply_to_other_channel otherwise); a duplicate is decided on the content alone, reply_to aside.',
   tags,
   body: SendDirectBody,
   upload: true,
@@ -102,6 +108,8 @@ export const sendDirect = defineOperation({
     'text_too_long',
     'empty_message',
     'too_many_recipients',
+    'reply_to_not_found',
+    'reply_to_other_channel',
     'file_too_large',
     'upload_admission_denied',
     'upload_stalled',
@@ -262,10 +270,15 @@ export const listMessages = defineOperation({
   summary: 'Channel history: retained messages in seq order (no claim, no read-state change)',
   description:
     'Pages through the retained messages of a channel you are in, oldest first by default. Deleted messages leave ' +
-    'gaps in seq. Reading history never claims or ACKs anything.',
+    'gaps in seq. Reading history never claims or ACKs anything. With thread_id, only that thread: its root (if ' +
+    'still retained) and every retained reply.',
   tags,
   params: z.object({ channel_id: ChannelId.openapi({ description: 'A channel you are in.' }) }),
-  query: SeqPageQuery,
+  query: SeqPageQuery.extend({
+    thread_id: MessageId.optional().openapi({
+      description: "Only this thread (a message's thread_id: the root's message ID).",
+    }),
+  }),
   response: z.object({ messages: z.array(Message), next_cursor: z.string().nullable() }),
   errors: [...AGENT_ERRORS, 'not_found'],
   cli: { command: 'history', positionals: ['channel_id'] },

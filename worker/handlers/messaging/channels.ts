@@ -27,7 +27,13 @@ export const listMessagesHandler: Handler<typeof listMessages> = async ({ env, i
   const calls = new ChannelCalls(env);
   const page = await calls
     .channel(input.params.channel_id)
-    .history(agent.agent_id, afterSeq as number | null, pageSize(input.query.limit, limits.max_page_size), order);
+    .history(
+      agent.agent_id,
+      afterSeq as number | null,
+      pageSize(input.query.limit, limits.max_page_size),
+      order,
+      input.query.thread_id,
+    );
   calls.report(c);
   return {
     messages: page.messages,
