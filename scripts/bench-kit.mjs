@@ -1,7 +1,18 @@
 // Shared by the benchmark scripts: the real self-hosted server on a free port with a temporary
 // data dir (as `npm start` runs it), a small JSON client, and section-wise docs/benchmarks.md output.
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  fsyncSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import './offline-env.mjs';
@@ -37,12 +48,15 @@ export async function startServer(prefix = 'switchboard-bench-', { env = {}, dat
   const readyMs = performance.now() - started;
   // The launcher's own pid (not npm's when `command` is npm): it writes it to run/launcher.json.
   const launcherPid = JSON.parse(readFileSync(join(dir, 'run', 'launcher.json'), 'utf8')).pid;
+  // CPU the server's processes used to get ready: unlike wall time, barely moved by other load.
+  const readyCpuMs = processTree(launcherPid).reduce((sum, p) => sum + cpuMs(p.pid), 0);
   const exited = new Promise((resolve) => child.on('exit', resolve));
   return {
     base,
     api: `${base}/api/v1`,
     dataDir: dir,
     readyMs,
+    readyCpuMs,
     pid: launcherPid,
     stderr: () => stderr,
     /** SIGKILL of the launcher alone, like a crash (its orphan guard ends workerd). */
@@ -184,4 +198,29 @@ export function removeSection(file, heading) {
   if (start < 0) return;
   const after = previous.indexOf('\n## ', start + heading.length);
   writeFileSync(file, previous.slice(0, start) + (after < 0 ? '' : previous.slice(after + 1)));
+}
+
+/**
+ * Median latency of a 4 KB write followed by fsync in `dir` (ms). workerd commits every Durable
+ * Object transaction with an fsync on its one JavaScript thread, so on a busy disk this, not the
+ * CPU, can bound the server: each result records it next to the load average.
+ */
+export function fsyncLatencyMs(dir, samples = 40) {
+  const file = join(dir, `.fsync-probe-${process.pid}`);
+  const fd = openSync(file, 'w');
+  const block = Buffer.alloc(4096, 1);
+  const times = [];
+  try {
+    for (let i = 0; i < samples; i++) {
+      const started = performance.now();
+      writeSync(fd, block, 0, block.length, 0);
+      fsyncSync(fd);
+      times.push(performance.now() - started);
+    }
+  } finally {
+    closeSync(fd);
+    rmSync(file, { force: true });
+  }
+  times.sort((a, b) => a - b);
+  return Number(times[Math.floor(times.length / 2)].toFixed(2));
 }

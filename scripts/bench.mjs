@@ -27,6 +27,7 @@ import { latencyChart } from './bench-chart.mjs';
 import {
   ADMIN_PASSWORD,
   cpuMs,
+  fsyncLatencyMs,
   loadAverage,
   machine,
   processTree,
@@ -44,6 +45,11 @@ const { values } = parseArgs({
     json: { type: 'string' },
     svg: { type: 'string', default: 'docs/benchmarks-latency.svg' },
     seed: { type: 'string', default: '12' },
+    // Overrides, for investigating one phase: the agents and the REQ-49 run's rate and length.
+    agents: { type: 'string' },
+    rate: { type: 'string' },
+    seconds: { type: 'string' },
+    'skip-start': { type: 'boolean', default: false },
   },
 });
 const QUICK = values.quick;
@@ -72,6 +78,10 @@ const PLAN = QUICK
       uploadBytes: 50_000_000,
       startTimes: true,
     };
+if (values.agents) PLAN.agents = Number(values.agents);
+if (values.rate) PLAN.req49.rate = Number(values.rate);
+if (values.seconds) PLAN.req49.seconds = Number(values.seconds);
+if (values['skip-start']) PLAN.startTimes = false;
 /** A ramp step holds when all three hold (issue 12). */
 const HOLD = { p99Ms: 100, errorRate: 0.01, answeredShare: 0.9 };
 /** A request unanswered after this long counts as an error. */
@@ -250,10 +260,14 @@ async function mixed(op, agents) {
   // the realized mix, so this shows).
   if (op === 'ack' && pendingAcks.length === 0) op = 'claim';
   switch (op) {
-    case 'directory':
-      return ['directory', (await api('GET', '/directory', { key: agent.key })).status === 200];
-    case 'inbox':
-      return ['inbox', (await api('GET', '/inbox', { key: agent.key })).status === 200];
+    case 'directory': {
+      const res = await api('GET', '/directory', { key: agent.key });
+      return ['directory', res.status === 200, res.status];
+    }
+    case 'inbox': {
+      const res = await api('GET', '/inbox', { key: agent.key });
+      return ['inbox', res.status === 200, res.status];
+    }
     case 'claim': {
       const res = await api('POST', '/inbox/claim', { key: agent.key, body: { limit: 5 } });
       if (res.status !== 200) return ['claim', false, res.status];
@@ -299,6 +313,24 @@ async function mixed(op, agents) {
       return ['history', res.status === 200, res.status];
     }
   }
+}
+
+/**
+ * After an overloaded phase the server may still be working through its backlog: wait (up to
+ * 60 s) until the hello route answers within a second again, so that the next phase measures
+ * itself and not the previous one's queue. Returns the wait in ms.
+ */
+async function recover() {
+  const started = performance.now();
+  while (performance.now() - started < 60_000) {
+    const t = performance.now();
+    const ok = await request('GET', '/__bench/hello')
+      .then((res) => res.status === 200)
+      .catch(() => false);
+    if (ok && performance.now() - t < 1000) return Math.round(performance.now() - started);
+    await sleep(500);
+  }
+  return Math.round(performance.now() - started);
 }
 
 /** Runs the mix open-loop at `rate` req/s for `seconds`; latency from each scheduled time. */
@@ -464,14 +496,18 @@ async function uploadMemory(agents, procs) {
     })(),
   );
   const started = performance.now();
-  const res = await api('POST', '/messages/direct', {
-    key: from.key,
-    raw: body,
-    headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
-  });
+  let res;
+  try {
+    res = await api('POST', '/messages/direct', {
+      key: from.key,
+      raw: body,
+      headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
+    });
+  } finally {
+    sampling = false;
+    await sampler;
+  }
   const ms = performance.now() - started;
-  sampling = false;
-  await sampler;
   const ok = res.status === 200 && res.body.results[0].status === 'sent';
   return {
     bytes: PLAN.uploadBytes,
@@ -494,15 +530,15 @@ async function startTimes() {
   } catch (error) {
     stale = String(error.stderr).trim();
   }
-  const first = await startServer('switchboard-bench-start-', { command: ['npm', 'start', '--silent', '--'] });
+  const npmStart = ['npm', 'start', '--silent', '--'];
+  const first = await startServer('switchboard-bench-start-', { command: npmStart });
   await first.crash();
-  const again = await startServer('', { command: ['npm', 'start', '--silent', '--'], dataDir: first.dataDir });
+  const afterKill = await startServer('', { command: npmStart, dataDir: first.dataDir });
+  await afterKill.stop({ keepData: true });
+  const again = await startServer('', { command: npmStart, dataDir: first.dataDir });
   await again.stop();
-  return {
-    firstStartMs: round(first.readyMs, 0),
-    restartAfterKillMs: round(again.readyMs, 0),
-    staleBefore: stale || null,
-  };
+  const figures = (s) => ({ ms: round(s.readyMs, 0), cpuMs: round(s.readyCpuMs, 0) });
+  return { first: figures(first), afterKill: figures(afterKill), existing: figures(again), staleBefore: stale || null };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -519,18 +555,28 @@ const log = (text) => process.stdout.write(`${text}\n`);
 
 if (PLAN.startTimes) {
   results.start = await startTimes();
-  log(`start to ready ${results.start.firstStartMs} ms, restart after SIGKILL ${results.start.restartAfterKillMs} ms`);
+  const { first, afterKill, existing } = results.start;
+  log(`start to ready: first ${first.ms} ms, after SIGKILL ${afterKill.ms} ms, existing data ${existing.ms} ms`);
 }
 
 const server = await startServer('switchboard-bench-', { env: { SWITCHBOARD_BENCH_HELLO: '1' } });
 pool = new Pool(server.base, { connections: 256 });
 const procs = serverProcesses(server.pid);
+// Interrupted: stop the server rather than leave it running.
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.once(signal, () => {
+    server.stop().finally(() => process.exit(130));
+  });
+}
 let failed = false;
 try {
   if (procs.workerd.length === 0) log('warning: no workerd process found under the launcher (CPU figures will be 0)');
   const { agents } = await setUp();
 
+  results.fsyncMs = fsyncLatencyMs(server.dataDir);
+  log(`disk: median 4 KB write + fsync in the data dir ${results.fsyncMs} ms`);
   results.req49 = await openLoop(PLAN.req49.rate, PLAN.req49.seconds, agents, procs);
+  results.req49.recoveryMs = await recover();
   results.load.afterReq49 = loadAverage();
   const r = results.req49;
   log(`REQ-49 ${r.offered} req/s × ${r.seconds} s: p50 ${r.p50} p99 ${r.p99} ms, errors ${r.errors}/${r.requests}`);
@@ -540,14 +586,13 @@ try {
   for (const rate of PLAN.ramp) {
     const step = await openLoop(rate, PLAN.rampSeconds, agents, procs);
     step.load = loadAverage();
+    step.recoveryMs = await recover();
     results.ramp.push(step);
     log(
       `ramp ${rate} req/s: achieved ${step.achieved}, p50 ${step.p50} p99 ${step.p99} ms, errors ${step.errors}, ` +
         `workerd ${step.cpu.workerdPct}% launcher ${step.cpu.launcherPct}% client ${step.cpu.clientPct}% → ${step.holds ? 'holds' : 'fails'}`,
     );
     if (!step.holds && ++failedSteps >= 2) break;
-    // Let the queue of the previous step drain before the next one is offered.
-    await sleep(QUICK ? 100 : 2000);
   }
   results.highestHeld = Math.max(0, ...results.ramp.filter((s) => s.holds).map((s) => s.offered));
 
@@ -622,7 +667,7 @@ function report(r) {
     .map(
       (s) =>
         `| ${s.offered} | ${s.achieved} | ${ms(s.p50)} | ${ms(s.p99)} | ${ms(s.max)} | ${s.errors} | ` +
-        `${s.cpu.workerdPct} | ${s.cpu.launcherPct} | ${s.cpu.clientPct} | ${s.load[0]} | ${s.holds ? 'yes' : 'no'} |`,
+        `${s.cpu.workerdPct} | ${s.cpu.launcherPct} | ${s.cpu.clientPct} | ${s.load[0]} | ${s.recoveryMs} | ${s.holds ? 'yes' : 'no'} |`,
     )
     .join('\n');
   const hello = r.closed[0];
@@ -643,7 +688,8 @@ function report(r) {
 
 Generated by \`npm run bench\` (scripts/bench.mjs) on ${r.date.slice(0, 16).replace('T', ' ')} UTC; raw figures in
 [benchmarks.json](benchmarks.json). Machine: ${r.machine}. Load average (1/5/15 min) at the
-start ${r.load.atStart.join(' / ')}, at the end ${r.load.atEnd.join(' / ')}.
+start ${r.load.atStart.join(' / ')}, at the end ${r.load.atEnd.join(' / ')}. Disk: a 4 KB write + fsync in the
+data dir took ${r.fsyncMs} ms (median); workerd fsyncs each Durable Object commit on its one thread.
 
 **Provisional.** The machine was shared with other work while this ran (see the load averages:
 ${r.cpus} cores), and the client runs on the same cores as the server. Absolute figures are
@@ -666,10 +712,15 @@ Node side) and the client.
 
 ${
   r.start
-    ? `| Figure | ms |
-|---|---|
-| \`npm start\` to the ready line on a built tree, fresh data dir (creates the administrator) | ${r.start.firstStartMs} |
-| restart with \`npm start\` after SIGKILL of the launcher, same data dir | ${r.start.restartAfterKillMs} |
+    ? `Wall time from spawning \`npm start\` to its ready line, and the CPU time the server's processes
+(launcher and workerd, not npm) had used by then: the CPU figure hardly depends on how busy the
+machine is, the wall time does.
+
+| Start | ms to ready | CPU ms used |
+|---|---|---|
+| first start on a built tree, fresh data dir (creates the data dir and the administrator) | ${r.start.first.ms} | ${r.start.first.cpuMs} |
+| restart after SIGKILL of the launcher, same data dir | ${r.start.afterKill.ms} | ${r.start.afterKill.cpuMs} |
+| start after a clean stop, same data dir | ${r.start.existing.ms} | ${r.start.existing.cpuMs} |
 
 ${r.start.staleBefore ? `The tree was stale before the run (${r.start.staleBefore}): the first start included a rebuild.` : 'Nothing was stale: `npm start` rebuilt nothing (scripts/build-stale.mjs).'}`
     : 'Not measured in this run.'
@@ -679,7 +730,8 @@ ${r.start.staleBefore ? `The tree was stale before the run (${r.start.staleBefor
 
 All: ${r.req49.requests} requests, p50 ${r.req49.p50} ms, p90 ${r.req49.p90} ms, p99 ${r.req49.p99} ms, max ${r.req49.max} ms,
 ${r.req49.errors} errors (${failures(r.req49)}); answered ${r.req49.achieved} req/s; workerd at
-${r.req49.cpu.workerdPct}% of a core, launcher ${r.req49.cpu.launcherPct}%.
+${r.req49.cpu.workerdPct}% of a core, launcher ${r.req49.cpu.launcherPct}%. The hello route answered within 1 s again
+${r.req49.recoveryMs} ms after the run.
 
 | Operation | Requests | p50 ms | p90 ms | p99 ms | max ms | Errors |
 |---|---|---|---|---|---|---|
@@ -691,8 +743,8 @@ A step holds when p99 < ${HOLD.p99Ms} ms, errors < ${HOLD.errorRate * 100}% and 
 offered rate is answered; the ramp stops after two failed steps. **Highest step held: ${r.highestHeld || 'none'} req/s.**
 CPU columns are % of one core over the step.
 
-| Offered req/s | Answered req/s | p50 ms | p99 ms | max ms | Errors | workerd % | launcher % | client % | load (1 min) | Holds |
-|---|---|---|---|---|---|---|---|---|---|---|
+| Offered req/s | Answered req/s | p50 ms | p99 ms | max ms | Errors | workerd % | launcher % | client % | load (1 min) | Backlog cleared after ms | Holds |
+|---|---|---|---|---|---|---|---|---|---|---|---|
 ${rampRows}
 
 ![Latency against offered load](benchmarks-latency.svg)
