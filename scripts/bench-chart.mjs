@@ -63,6 +63,7 @@ export function latencyChart(steps, limitMs) {
     `<text x="${M.left}" y="20" font-weight="bold">${escapeXml('Mixed workload, open loop: latency against offered load')}</text>`,
   );
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="sans-serif" font-size="12">
+<title>Mixed workload, open loop: p50, p90 and p99 latency against offered load</title>
 <rect width="${W}" height="${H}" fill="#fff"/>
 ${parts.join('\n')}
 </svg>
