@@ -175,6 +175,8 @@ function original(frame) {
 /** The group a source file belongs to in the summary. */
 function fileGroup(file) {
   const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(file);
+  // drizzle-orm's own source maps name its files "src/…", which resolve to node_modules/src/.
+  if (pkg?.[1] === 'src') return 'npm: drizzle-orm';
   return pkg ? `npm: ${pkg[1]}` : file;
 }
 
