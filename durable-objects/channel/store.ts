@@ -23,6 +23,7 @@ import {
   decideAck,
 } from '../../worker/domain/deliveries.js';
 import { newMessageId } from '../../worker/domain/ids.js';
+import { LIKE_ESCAPE, searchPlan, searchTerms, snippetAround } from '../../worker/domain/search.js';
 import type { ChannelNote } from '../agent/inbox-index.js';
 import { iso } from '../shared/database.js';
 import { ChannelFiles, type ChannelFileView, type StoredFileRef } from './files.js';
@@ -45,6 +46,25 @@ export interface MessageView {
   created_at: string;
   seq: number;
   attachment: MessageContent['attachment'];
+}
+
+/** One search hit inside a channel; created_at in ms (the handler merges channels by it). */
+export interface SearchHit {
+  channel_id: string;
+  message_id: string;
+  sender_id: string;
+  created_at: number;
+  seq: number;
+  snippet: string;
+}
+
+interface SearchRow {
+  seq: number;
+  message_id: string;
+  sender_id: string;
+  created_at: number;
+  snippet?: string;
+  body?: string;
 }
 
 export type SendOutcome =
@@ -518,8 +538,25 @@ export class ChannelStore {
     return { ...summary, matching_messages: matching, matches: matching > 0 };
   }
 
-  /** Retained messages whose body contains `needle`, ignoring case (contentSearchPlan says how). */
+  /**
+   * Retained messages whose body contains `needle`, ignoring case. A needle of three characters or
+   * more is one phrase of the full-text index (worker/domain/search.ts), which also folds accents,
+   * İ and decomposed letters and equates ß with ss; a shorter one has no trigram and is counted
+   * the way contentSearchPlan says (SQL where it can fold, JavaScript for the rest).
+   */
   countContaining(needle: string): number {
+    const plan = searchPlan(needle, 'phrase');
+    if (plan.match !== null) {
+      return (
+        this.db
+          .all<{ n: number }>(sql`select count(*) as n from messages_fts where messages_fts match ${plan.match}`)
+          .at(0)?.n ?? 0
+      );
+    }
+    return this.countContainingByScan(needle);
+  }
+
+  private countContainingByScan(needle: string): number {
     const plan = contentSearchPlan(needle);
     const narrow =
       plan.sqlNeedle === null ? undefined : sql`instr(lower(${messages.body}), lower(${plan.sqlNeedle})) > 0`;
@@ -540,6 +577,51 @@ export class ChannelStore {
       if (!last) return matching;
       after = last.seq;
     }
+  }
+
+  // Search (GET /search): the same rule as history, then the channel's full-text index.
+
+  /**
+   * Up to `limit` retained messages matching `query` (every term, see worker/domain/search.ts),
+   * newest first, strictly after `before` in that order (created_at desc, seq desc). Null when
+   * the agent is not an active participant: exactly the rule of history(), so search never shows
+   * what history would not.
+   */
+  search(
+    agentId: string,
+    query: string,
+    before: { created_at: number; seq: number } | null,
+    limit: number,
+  ): SearchHit[] | null {
+    if (!this.isActive(agentId)) return null;
+    const channelId = this.channelRow(this.db)?.channelId;
+    if (!channelId) return [];
+    const plan = searchPlan(query);
+    const conditions: SQL[] = plan.likes.map((p) => sql`m.body like ${p} escape ${LIKE_ESCAPE}`);
+    if (before) {
+      conditions.push(
+        sql`(m.created_at < ${before.created_at} or (m.created_at = ${before.created_at} and m.seq < ${before.seq}))`,
+      );
+    }
+    const where = conditions.length > 0 ? sql.join(conditions, sql` and `) : sql`1`;
+    // Within a channel created_at never decreases with seq, so seq desc is (created_at, seq) desc.
+    const rows =
+      plan.match === null
+        ? this.db.all<SearchRow>(sql`select m.seq, m.message_id, m.sender_id, m.created_at, m.body
+            from messages m where ${where} order by m.seq desc limit ${limit}`)
+        : this.db.all<SearchRow>(sql`select m.seq, m.message_id, m.sender_id, m.created_at,
+              snippet(messages_fts, 0, '', '', '…', 40) as snippet
+            from messages_fts join messages m on m.seq = messages_fts.rowid
+            where messages_fts match ${plan.match} and ${where} order by m.seq desc limit ${limit}`);
+    const terms = searchTerms(query);
+    return rows.map((r) => ({
+      channel_id: channelId,
+      message_id: r.message_id,
+      sender_id: r.sender_id,
+      created_at: r.created_at,
+      seq: r.seq,
+      snippet: r.snippet ?? snippetAround(r.body ?? '', terms),
+    }));
   }
 
   // Files

@@ -1,0 +1,93 @@
+/**
+ * Full-text search over retained message bodies (agent search, GET /search, and the
+ * administrators' content search): how user text becomes a query for a channel's FTS5 index.
+ *
+ * The index (migrations/channel/0004_search_index.sql) uses FTS5's trigram tokenizer with
+ * case_sensitive 0 and remove_diacritics 1: every run of three characters is a token, so a term
+ * matches anywhere inside a word (substrings, and CJK text, which has no spaces between words),
+ * ignoring case and accents, precomposed or not. Trigrams cannot find a term shorter than three
+ * characters, so such terms become a literal LIKE test on the channel's bodies instead (a scan of
+ * one channel, bounded by max_messages_per_channel; SQLite's LIKE folds only ASCII case).
+ *
+ * User text is never FTS syntax: every term is a quoted FTS5 string with its quotes doubled, so
+ * `"`, `*`, `-`, `NEAR`, `AND`, `OR`, `NOT`, `^`, `:` and parentheses are plain characters; LIKE
+ * patterns escape `%`, `_` and the escape character. Both are bound as parameters.
+ */
+
+/** Longest accepted query, in characters (UTF-16 code units, as zod counts). */
+export const MAX_SEARCH_QUERY_LENGTH = 256;
+
+/** Below this many code points a term has no trigram and is matched with LIKE. */
+const TRIGRAM = 3;
+
+export interface SearchPlan {
+  /** An FTS5 MATCH expression (terms ANDed), or null when every term is too short for trigrams. */
+  match: string | null;
+  /** LIKE patterns (escape character `\`) that every hit must also satisfy: the short terms. */
+  likes: string[];
+}
+
+/** An FTS5 string literal: the text inside double quotes, quotes doubled. Nothing in it is syntax. */
+function ftsString(text: string): string {
+  return `"${text.replaceAll('"', '""')}"`;
+}
+
+/**
+ * The spellings a term should also match that FTS5's folding does not equate: ß and "ss" (German
+ * case folding turns ß into ss; FTS5 folds one character to one character only).
+ */
+function variants(term: string): string[] {
+  // The index folds case itself, so the term is kept as typed (lower-casing İ would add a mark).
+  return [...new Set([term, term.replace(/ß/g, 'ss'), term.replace(/ss/gi, 'ß')])];
+}
+
+function ftsTerm(term: string): string {
+  const forms = variants(term).filter((v) => [...v].length >= TRIGRAM);
+  return forms.length === 1 ? ftsString(forms[0] as string) : `(${forms.map(ftsString).join(' OR ')})`;
+}
+
+/** The LIKE escape character the patterns use (bound as a parameter, like the patterns). */
+export const LIKE_ESCAPE = '\\';
+
+export function likePattern(term: string): string {
+  return `%${term.replace(/[\\%_]/g, (ch) => `${LIKE_ESCAPE}${ch}`)}%`;
+}
+
+/** The normalized terms of a query: NFC, split on white space, repeats dropped. */
+export function searchTerms(query: string): string[] {
+  return [...new Set(query.normalize('NFC').split(/\s+/u).filter(Boolean))];
+}
+
+/**
+ * The plan for a query whose terms must all occur (each anywhere in the body). `phrase` treats
+ * the whole text as one substring instead (the administrators' content search).
+ */
+export function searchPlan(query: string, mode: 'terms' | 'phrase' = 'terms'): SearchPlan {
+  const text = query.normalize('NFC');
+  const terms = mode === 'phrase' ? (text === '' ? [] : [text]) : searchTerms(text);
+  const long = terms.filter((t) => [...t].length >= TRIGRAM);
+  const short = terms.filter((t) => [...t].length < TRIGRAM);
+  return {
+    match: long.length === 0 ? null : long.map(ftsTerm).join(' AND '),
+    likes: short.map(likePattern),
+  };
+}
+
+/**
+ * A snippet for a hit the index could not cut (short terms only): about `width` code points
+ * around the first occurrence of a term, with … where text was left out.
+ */
+export function snippetAround(body: string, terms: readonly string[], width = 64): string {
+  const chars = [...body];
+  if (chars.length <= width) return body;
+  const lower = body.toLowerCase();
+  let at = -1;
+  for (const term of terms) {
+    const i = lower.indexOf(term.toLowerCase());
+    if (i >= 0 && (at < 0 || i < at)) at = i;
+  }
+  // Code-unit index → code-point index (lower-casing keeps the length for the scripts that matter).
+  const start = Math.max(0, (at < 0 ? 0 : [...body.slice(0, at)].length) - Math.floor(width / 4));
+  const end = Math.min(chars.length, start + width);
+  return `${start > 0 ? '…' : ''}${chars.slice(start, end).join('')}${end < chars.length ? '…' : ''}`;
+}
