@@ -1,9 +1,9 @@
-import journal from './meta/_journal.json';
 import m0000 from './0000_init.sql';
 import m0001 from './0001_groups.sql';
 import m0002 from './0002_files.sql';
 import m0003 from './0003_admin_catalog_report.sql';
 import m0004 from './0004_search_index.sql';
+import journal from './meta/_journal.json';
 
 export default {
   journal,
