@@ -23,7 +23,7 @@ import {
   decideAck,
 } from '../../worker/domain/deliveries.js';
 import { newMessageId } from '../../worker/domain/ids.js';
-import { LIKE_ESCAPE, searchPlan, searchTerms, snippetAround } from '../../worker/domain/search.js';
+import { fold, searchPlan, searchTerms, snippetAround } from '../../worker/domain/search.js';
 import type { ChannelNote } from '../agent/inbox-index.js';
 import { iso } from '../shared/database.js';
 import { ChannelFiles, type ChannelFileView, type StoredFileRef } from './files.js';
@@ -63,8 +63,8 @@ interface SearchRow {
   message_id: string;
   sender_id: string;
   created_at: number;
+  body: string;
   snippet?: string;
-  body?: string;
 }
 
 export type SendOutcome =
@@ -597,31 +597,44 @@ export class ChannelStore {
     const channelId = this.channelRow(this.db)?.channelId;
     if (!channelId) return [];
     const plan = searchPlan(query);
-    const conditions: SQL[] = plan.likes.map((p) => sql`m.body like ${p} escape ${LIKE_ESCAPE}`);
-    if (before) {
-      conditions.push(
-        sql`(m.created_at < ${before.created_at} or (m.created_at = ${before.created_at} and m.seq < ${before.seq}))`,
-      );
-    }
-    const where = conditions.length > 0 ? sql.join(conditions, sql` and `) : sql`1`;
-    // Within a channel created_at never decreases with seq, so seq desc is (created_at, seq) desc.
-    const rows =
-      plan.match === null
-        ? this.db.all<SearchRow>(sql`select m.seq, m.message_id, m.sender_id, m.created_at, m.body
-            from messages m where ${where} order by m.seq desc limit ${limit}`)
-        : this.db.all<SearchRow>(sql`select m.seq, m.message_id, m.sender_id, m.created_at,
-              snippet(messages_fts, 0, '', '', '…', 40) as snippet
-            from messages_fts join messages m on m.seq = messages_fts.rowid
-            where messages_fts match ${plan.match} and ${where} order by m.seq desc limit ${limit}`);
     const terms = searchTerms(query);
-    return rows.map((r) => ({
-      channel_id: channelId,
-      message_id: r.message_id,
-      sender_id: r.sender_id,
-      created_at: r.created_at,
-      seq: r.seq,
-      snippet: r.snippet ?? snippetAround(r.body ?? '', terms),
-    }));
+    const hits: SearchHit[] = [];
+    // Keyset pages: with short terms some rows fail the JavaScript check, so more may be needed.
+    const pageRows = plan.short.length === 0 ? limit : Math.max(limit, 100);
+    let position = before;
+    while (hits.length < limit) {
+      const after = position
+        ? sql`(m.created_at < ${position.created_at} or (m.created_at = ${position.created_at} and m.seq < ${position.seq}))`
+        : sql`1`;
+      // Within a channel created_at never decreases with seq, so seq desc is (created_at, seq) desc.
+      const rows =
+        plan.match === null
+          ? this.db.all<SearchRow>(sql`select m.seq, m.message_id, m.sender_id, m.created_at, m.body
+              from messages m where ${after} order by m.seq desc limit ${pageRows}`)
+          : this.db.all<SearchRow>(sql`select m.seq, m.message_id, m.sender_id, m.created_at, m.body,
+                snippet(messages_fts, 0, '', '', '…', 40) as snippet
+              from messages_fts join messages m on m.seq = messages_fts.rowid
+              where messages_fts match ${plan.match} and ${after} order by m.seq desc limit ${pageRows}`);
+      for (const r of rows) {
+        if (plan.short.length > 0) {
+          const folded = fold(r.body);
+          if (!plan.short.every((t) => folded.includes(t))) continue;
+        }
+        hits.push({
+          channel_id: channelId,
+          message_id: r.message_id,
+          sender_id: r.sender_id,
+          created_at: r.created_at,
+          seq: r.seq,
+          snippet: r.snippet ?? snippetAround(r.body, terms),
+        });
+        if (hits.length === limit) break;
+      }
+      const last = rows.at(-1);
+      if (!last || rows.length < pageRows) break;
+      position = { created_at: last.created_at, seq: last.seq };
+    }
+    return hits;
   }
 
   // Files

@@ -6,25 +6,26 @@
  * case_sensitive 0 and remove_diacritics 1: every run of three characters is a token, so a term
  * matches anywhere inside a word (substrings, and CJK text, which has no spaces between words),
  * ignoring case and accents, precomposed or not. Trigrams cannot find a term shorter than three
- * characters, so such terms become a literal LIKE test on the channel's bodies instead (a scan of
- * one channel, bounded by max_messages_per_channel; SQLite's LIKE folds only ASCII case).
+ * characters, so such terms are checked in JavaScript on the folded body (`fold`: the same
+ * case, accent, İ and ß folding), over the rows the index and the cursor leave: a scan of one
+ * channel at worst, bounded by max_messages_per_channel. SQLite's LIKE would fold ASCII only.
  *
  * User text is never FTS syntax: every term is a quoted FTS5 string with its quotes doubled, so
- * `"`, `*`, `-`, `NEAR`, `AND`, `OR`, `NOT`, `^`, `:` and parentheses are plain characters; LIKE
- * patterns escape `%`, `_` and the escape character. Both are bound as parameters.
+ * `"`, `*`, `-`, `NEAR`, `AND`, `OR`, `NOT`, `^`, `:` and parentheses are plain characters, and
+ * the expression is bound as a parameter. Short terms never reach SQL at all.
  */
 
 /** Longest accepted query, in characters (UTF-16 code units, as zod counts). */
 export const MAX_SEARCH_QUERY_LENGTH = 256;
 
-/** Below this many code points a term has no trigram and is matched with LIKE. */
+/** Below this many code points a term has no trigram and is checked with `fold` instead. */
 const TRIGRAM = 3;
 
 export interface SearchPlan {
   /** An FTS5 MATCH expression (terms ANDed), or null when every term is too short for trigrams. */
   match: string | null;
-  /** LIKE patterns (escape character `\`) that every hit must also satisfy: the short terms. */
-  likes: string[];
+  /** Folded short terms (see `fold`) that every hit's folded body must also contain. */
+  short: string[];
 }
 
 /** An FTS5 string literal: the text inside double quotes, quotes doubled. Nothing in it is syntax. */
@@ -46,11 +47,12 @@ function ftsTerm(term: string): string {
   return forms.length === 1 ? ftsString(forms[0] as string) : `(${forms.map(ftsString).join(' OR ')})`;
 }
 
-/** The LIKE escape character the patterns use (bound as a parameter, like the patterns). */
-export const LIKE_ESCAPE = '\\';
-
-export function likePattern(term: string): string {
-  return `%${term.replace(/[\\%_]/g, (ch) => `${LIKE_ESCAPE}${ch}`)}%`;
+/**
+ * Text as the index compares it: decomposed, marks removed (accents, İ's dot), lower-cased with
+ * JavaScript's full Unicode mapping, ß as ss. For terms too short for trigrams.
+ */
+export function fold(text: string): string {
+  return text.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase().replaceAll('ß', 'ss');
 }
 
 /** The normalized terms of a query: NFC, split on white space, repeats dropped. */
@@ -69,7 +71,7 @@ export function searchPlan(query: string, mode: 'terms' | 'phrase' = 'terms'): S
   const short = terms.filter((t) => [...t].length < TRIGRAM);
   return {
     match: long.length === 0 ? null : long.map(ftsTerm).join(' AND '),
-    likes: short.map(likePattern),
+    short: short.map(fold),
   };
 }
 
