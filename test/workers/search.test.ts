@@ -118,6 +118,11 @@ describe('the channel full-text index (store)', () => {
         '\\',
         '{x}',
         "'",
+        '\u0301\u0301\u0301',
+        '\u200b\u200b\u200b',
+        '🎉🎉🎉',
+        '\ufffd',
+        '\u0000abc',
         'x" OR "y',
       ];
       for (const q of hostile) expect(() => store.search(B, q, null, 10), q).not.toThrow();
@@ -162,6 +167,9 @@ describe('the channel full-text index (store)', () => {
       // One phrase: the words in this order, not each anywhere.
       expect(store.countContaining('DEPLOY FAILED')).toBe(1);
       expect(store.countContaining('failed deploy')).toBe(0);
+      for (const needle of ['"', 'a\u0000"b', '\u0000', 'NEAR(* -x', '\u0301\u0301\u0301']) {
+        expect(() => store.countContaining(needle), needle).not.toThrow();
+      }
       expect(store.adminSummary({ participants: [], q: 'straße' })).toMatchObject({ matching_messages: 1 });
     });
   });
@@ -323,7 +331,7 @@ describe('GET /search', () => {
     const { cookie, agents } = await world(2);
     const [a, b] = agents as [TestAgent, TestAgent];
     await sendOne(a, b, 'first "quoted" secret');
-    for (const q of ['"', '"quoted', 'NEAR(x y)', '-secret', 'secret*', 'OR', '(', '%', '_', '\\']) {
+    for (const q of ['"', '"quoted', 'NEAR(x y)', '-secret', 'secret*', 'OR', '(', '%', '_', '\\', '"\u0000quoted"']) {
       const res = await search(b, `q=${encodeURIComponent(q)}`);
       expect(res.status, q).toBe(200);
     }

@@ -57,7 +57,15 @@ export function fold(text: string): string {
 
 /** The normalized terms of a query: NFC, split on white space, repeats dropped. */
 export function searchTerms(query: string): string[] {
-  return [...new Set(query.normalize('NFC').split(/\s+/u).filter(Boolean))];
+  return [...new Set(withoutNul(query).normalize('NFC').split(/\s+/u).filter(Boolean))];
+}
+
+/**
+ * FTS5 reads its query as a C string: a NUL would end it mid-quote (a syntax error). No body can
+ * be searched for one anyway, so it separates words like a space.
+ */
+function withoutNul(text: string): string {
+  return text.replaceAll('\0', ' ');
 }
 
 /**
@@ -65,8 +73,8 @@ export function searchTerms(query: string): string[] {
  * the whole text as one substring instead (the administrators' content search).
  */
 export function searchPlan(query: string, mode: 'terms' | 'phrase' = 'terms'): SearchPlan {
-  const text = query.normalize('NFC');
-  const terms = mode === 'phrase' ? (text === '' ? [] : [text]) : searchTerms(text);
+  const text = withoutNul(query).normalize('NFC');
+  const terms = mode === 'phrase' ? (text.trim() === '' ? [] : [text]) : searchTerms(text);
   const long = terms.filter((t) => [...t].length >= TRIGRAM);
   const short = terms.filter((t) => [...t].length < TRIGRAM);
   return {
