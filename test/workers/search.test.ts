@@ -7,6 +7,7 @@
 import { env, runInDurableObject } from 'cloudflare:test';
 import { sql } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/durable-sqlite';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import * as schema from '../../durable-objects/channel/schema.js';
 import { ChannelStore } from '../../durable-objects/channel/store.js';
@@ -172,6 +173,48 @@ describe('the channel full-text index (store)', () => {
       }
       expect(store.adminSummary({ participants: [], q: 'straße' })).toMatchObject({ matching_messages: 1 });
     });
+  });
+
+  it('stays equal to the retained messages, and finds each body by any part of it (property)', async () => {
+    const alphabet = [...'aAbBéÉzZß жЖ東京タワー"*-()_%05'];
+    const body = fc
+      .array(fc.constantFrom(...alphabet), { minLength: 3, maxLength: 24 })
+      .map((cs) => cs.join(''))
+      .filter((b) => b.trim().length > 0);
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.record({ body, cap: fc.integer({ min: 1, max: 6 }) }), { minLength: 1, maxLength: 12 }),
+        fc.nat(),
+        async (sends, pick) =>
+          withStore((store, db, ch) => {
+            let now = T0;
+            for (const s of sends) {
+              // Identical consecutive bodies are duplicates (nothing stored): fine either way.
+              store.sendDirect({
+                channelId: ch,
+                senderId: A,
+                recipientId: B,
+                content: { body: s.body, attachment: null },
+                maxMessages: s.cap,
+                now: now++,
+              });
+            }
+            db.run(sqlCheck);
+            const retained = store.history(B, null, 100, 'desc')?.messages ?? [];
+            expect(store.search(B, 'zzzzzz-not-there', null, 100)).toEqual([]);
+            const target = retained[pick % retained.length]!;
+            const chars = [...target.body];
+            const start = pick % chars.length;
+            const slice = chars.slice(start, start + 1 + (pick % 5)).join('');
+            // Asked in another case than stored: upper, lower or as is.
+            const part = [slice.toUpperCase(), slice.toLowerCase(), slice][pick % 3]!.trim();
+            if (part === '') return;
+            const found = store.search(B, part, null, 100)?.map((h) => h.message_id) ?? [];
+            expect(found, `${JSON.stringify(part)} in ${JSON.stringify(target.body)}`).toContain(target.message_id);
+          }),
+      ),
+      { numRuns: 200 },
+    );
   });
 
   it('is backfilled by its migration for channels that already hold messages', async () => {

@@ -43,7 +43,7 @@ function variants(term: string): string[] {
 }
 
 function ftsTerm(term: string): string {
-  const forms = variants(term).filter((v) => [...v].length >= TRIGRAM);
+  const forms = variants(term);
   return forms.length === 1 ? ftsString(forms[0] as string) : `(${forms.map(ftsString).join(' OR ')})`;
 }
 
@@ -75,8 +75,10 @@ function withoutNul(text: string): string {
 export function searchPlan(query: string, mode: 'terms' | 'phrase' = 'terms'): SearchPlan {
   const text = withoutNul(query).normalize('NFC');
   const terms = mode === 'phrase' ? (text.trim() === '' ? [] : [text]) : searchTerms(text);
-  const long = terms.filter((t) => [...t].length >= TRIGRAM);
-  const short = terms.filter((t) => [...t].length < TRIGRAM);
+  // A term is matched by the index only if every spelling of it has trigrams ("SSA" is also "ßA").
+  const indexed = (t: string) => variants(t).every((v) => [...v].length >= TRIGRAM);
+  const long = terms.filter(indexed);
+  const short = terms.filter((t) => !indexed(t));
   return {
     match: long.length === 0 ? null : long.map(ftsTerm).join(' AND '),
     short: short.map(fold),
