@@ -67,11 +67,9 @@ export const searchMessagesHandler: Handler<typeof searchMessages> = async ({ en
   ).listChannels(kind);
   // Only channels the index names: a foreign or made-up ID reaches no channel object at all.
   const channels = channel_id === undefined ? listed : listed.filter((ch) => ch.channel_id === channel_id);
-  if (channel_id !== undefined) {
-    if (channels.length === 0) {
-      calls.report(c);
-      throw new ApiError('not_found', 'No such channel.', { field: 'channel_id', target: channel_id });
-    }
+  if (channel_id !== undefined && channels.length === 0) {
+    calls.report(c);
+    throw new ApiError('not_found', 'No such channel.', { field: 'channel_id', target: channel_id });
   }
   const answers: { kind: 'private' | 'group'; hits: SearchHit[] | null }[] = [];
   await scanInOrder(
