@@ -25,6 +25,7 @@ import {
   type HistoryPage,
   type InboxCounts,
   type MessageView,
+  type SearchHit,
   type SendOutcome,
 } from './store.js';
 
@@ -209,6 +210,16 @@ export class ChannelDO extends DurableObject<Env> {
     const page = this.store.history(agentId, afterSeq, limit, order, threadId);
     if (!page) throw new ApiError('not_found', 'No such channel.');
     return { ...page, messages: await this.named(page.messages) };
+  }
+
+  /** Search hits for an active participant (store.search), null otherwise: the history rule. */
+  async search(
+    agentId: string,
+    query: string,
+    before: { created_at: number; seq: number } | null,
+    limit: number,
+  ): Promise<SearchHit[] | null> {
+    return this.store.search(agentId, query, before, limit);
   }
 
   // Groups (the rules are worker/domain/groups.ts, applied by membership.ts in one transaction each)

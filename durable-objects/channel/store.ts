@@ -23,6 +23,7 @@ import {
   decideAck,
 } from '../../worker/domain/deliveries.js';
 import { newMessageId } from '../../worker/domain/ids.js';
+import { fold, searchPlan, searchTerms, snippetAround } from '../../worker/domain/search.js';
 import type { ChannelNote } from '../agent/inbox-index.js';
 import { iso } from '../shared/database.js';
 import { ChannelFiles, type ChannelFileView, type StoredFileRef } from './files.js';
@@ -59,6 +60,25 @@ interface SentMessage {
   seq: number;
   thread_id: string;
   reply_to: string | null;
+}
+
+/** One search hit inside a channel; created_at in ms (the handler merges channels by it). */
+export interface SearchHit {
+  channel_id: string;
+  message_id: string;
+  sender_id: string;
+  created_at: number;
+  seq: number;
+  snippet: string;
+}
+
+interface SearchRow {
+  seq: number;
+  message_id: string;
+  sender_id: string;
+  created_at: number;
+  body: string;
+  snippet?: string;
 }
 
 export type SendOutcome =
@@ -655,8 +675,25 @@ export class ChannelStore {
     return { ...summary, matching_messages: matching, matches: matching > 0 };
   }
 
-  /** Retained messages whose body contains `needle`, ignoring case (contentSearchPlan says how). */
+  /**
+   * Retained messages whose body contains `needle`, ignoring case. A needle of three characters or
+   * more is one phrase of the full-text index (worker/domain/search.ts), which also folds accents,
+   * İ and decomposed letters and equates ß with ss; a shorter one has no trigram and is counted
+   * the way contentSearchPlan says (SQL where it can fold, JavaScript for the rest).
+   */
   countContaining(needle: string): number {
+    const plan = searchPlan(needle, 'phrase');
+    if (plan.match !== null) {
+      return (
+        this.db
+          .all<{ n: number }>(sql`select count(*) as n from messages_fts where messages_fts match ${plan.match}`)
+          .at(0)?.n ?? 0
+      );
+    }
+    return this.countContainingByScan(needle);
+  }
+
+  private countContainingByScan(needle: string): number {
     const plan = contentSearchPlan(needle);
     const narrow =
       plan.sqlNeedle === null ? undefined : sql`instr(lower(${messages.body}), lower(${plan.sqlNeedle})) > 0`;
@@ -677,6 +714,64 @@ export class ChannelStore {
       if (!last) return matching;
       after = last.seq;
     }
+  }
+
+  // Search (GET /search): the same rule as history, then the channel's full-text index.
+
+  /**
+   * Up to `limit` retained messages matching `query` (every term, see worker/domain/search.ts),
+   * newest first, strictly after `before` in that order (created_at desc, seq desc). Null when
+   * the agent is not an active participant: exactly the rule of history(), so search never shows
+   * what history would not.
+   */
+  search(
+    agentId: string,
+    query: string,
+    before: { created_at: number; seq: number } | null,
+    limit: number,
+  ): SearchHit[] | null {
+    if (!this.isActive(agentId)) return null;
+    const channelId = this.channelRow(this.db)?.channelId;
+    if (!channelId) return [];
+    const plan = searchPlan(query);
+    const terms = searchTerms(query);
+    const hits: SearchHit[] = [];
+    // Keyset pages: with short terms some rows fail the JavaScript check, so more may be needed.
+    const pageRows = plan.short.length === 0 ? limit : Math.max(limit, 100);
+    let position = before;
+    while (hits.length < limit) {
+      const after = position
+        ? sql`(m.created_at < ${position.created_at} or (m.created_at = ${position.created_at} and m.seq < ${position.seq}))`
+        : sql`1`;
+      // Within a channel created_at never decreases with seq, so seq desc is (created_at, seq) desc.
+      const rows =
+        plan.match === null
+          ? this.db.all<SearchRow>(sql`select m.seq, m.message_id, m.sender_id, m.created_at, m.body
+              from messages m where ${after} order by m.seq desc limit ${pageRows}`)
+          : this.db.all<SearchRow>(sql`select m.seq, m.message_id, m.sender_id, m.created_at, m.body,
+                snippet(messages_fts, 0, '', '', '…', 40) as snippet
+              from messages_fts join messages m on m.seq = messages_fts.rowid
+              where messages_fts match ${plan.match} and ${after} order by m.seq desc limit ${pageRows}`);
+      for (const r of rows) {
+        if (plan.short.length > 0) {
+          const folded = fold(r.body);
+          if (!plan.short.every((t) => folded.includes(t))) continue;
+        }
+        hits.push({
+          channel_id: channelId,
+          message_id: r.message_id,
+          sender_id: r.sender_id,
+          created_at: r.created_at,
+          seq: r.seq,
+          snippet: r.snippet ?? snippetAround(r.body, terms),
+        });
+        if (hits.length === limit) break;
+      }
+      const last = rows.at(-1);
+      if (!last || rows.length < pageRows) break;
+      position = { created_at: last.created_at, seq: last.seq };
+    }
+    return hits;
   }
 
   // Files

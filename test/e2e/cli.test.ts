@@ -174,6 +174,30 @@ describe('agent round trip', () => {
     ]);
   });
 
+  it("search finds the caller's messages, pages with --cursor, and refuses an empty query", async () => {
+    await runCli(['send', '--to', bob.agent.agent_id, 'Rollout Straße: 東京タワー build 7 failed'], as('alice'));
+    await runCli(['send', '--to', bob.agent.agent_id, 'rollout done'], as('alice'));
+    const found = await runCli(['search', 'ROLLOUT'], as('bob'));
+    expect(found.code, found.stderr).toBe(EXIT.ok);
+    expect(found.json.hits.map((h: { snippet: string }) => h.snippet)).toEqual([
+      'rollout done',
+      'Rollout Straße: 東京タワー build 7 failed',
+    ]);
+    expect(found.json.hits[0]).toMatchObject({ sender_id: alice.agent.agent_id, kind: 'private' });
+    const cjk = await runCli(['search', 'タワー strasse'], as('bob'));
+    expect(cjk.json.hits).toHaveLength(1);
+    const first = await runCli(['search', 'rollout', '--limit', '1'], as('bob'));
+    expect(first.json.hits).toHaveLength(1);
+    const second = await runCli(['search', 'rollout', '--limit', '1', '--cursor', first.json.next_cursor], as('bob'));
+    expect(second.json.hits[0].message_id).not.toBe(first.json.hits[0].message_id);
+    const hostile = await runCli(['search', '"NEAR(* -x'], as('bob'));
+    expect(hostile.code, hostile.stderr).toBe(EXIT.ok);
+    expect(hostile.json.hits).toEqual([]);
+    const empty = await runCli(['search', ' '], as('bob'));
+    expect(empty.code).toBe(EXIT.usage);
+    expect(empty.stderr).toMatch(/<Q>: Too small/);
+  });
+
   it('a server error is exit 3 with its code and message on stderr, nothing on stdout', async () => {
     const missing = await runCli(['history', 'dm_doesnotexist'], as('bob'));
     expect(missing.code).toBe(EXIT.request);

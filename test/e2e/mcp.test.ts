@@ -184,6 +184,20 @@ describe('switchboard mcp over stdio', () => {
     ]);
   });
 
+  it('search_messages finds what the agent may read, as structured content, and nothing of others', async () => {
+    await call(aliceClient, tool('sendDirect'), { to_agent_ids: [bob.agent.agent_id], body: '会議は明日の午後です' });
+    const hits = await call(bobClient, tool('searchMessages'), { q: '明日' });
+    expect(hits.isError).toBeFalsy();
+    expect(structured(hits).hits).toEqual([
+      expect.objectContaining({ snippet: '会議は明日の午後です', sender_id: alice.agent.agent_id, kind: 'private' }),
+    ]);
+    expect(structured(hits).next_cursor).toBeNull();
+    const refused = await call(bobClient, tool('searchMessages'), { q: '' });
+    expect(refused.isError).toBe(true);
+    // The input schema refuses it before any request (the SDK's own validation message).
+    expect((refused.content[0] as { text: string }).text).toMatch(/\bq\b/);
+  });
+
   it('a domain error is isError with the code in structured content and text', async () => {
     const result = await call(bobClient, tool('listMessages'), { channel_id: 'dm_doesnotexist' });
     expect(result.isError).toBe(true);

@@ -8,6 +8,7 @@ import * as files from './operations/files.js';
 import * as groups from './operations/groups.js';
 import * as identity from './operations/identity.js';
 import * as messaging from './operations/messaging.js';
+import * as search from './operations/search.js';
 import type { OperationDef } from './registry.js';
 
 function pickOperations<T extends Record<string, unknown>>(module: T) {
@@ -23,6 +24,7 @@ export const operations = {
   ...pickOperations(messaging),
   ...pickOperations(files),
   ...pickOperations(groups),
+  ...pickOperations(search),
 };
 
 export type Operations = typeof operations;

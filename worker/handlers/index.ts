@@ -8,6 +8,7 @@ import * as identity from './identity.js';
 import { ackMessagesHandler } from './messaging/ack.js';
 import { listChannelsHandler, listMessagesHandler } from './messaging/channels.js';
 import { claimMessagesHandler, getInboxHandler } from './messaging/inbox.js';
+import { searchMessagesHandler } from './messaging/search.js';
 import { sendDirectHandler } from './messaging/send.js';
 import type { HandlerMap } from './types.js';
 
@@ -42,6 +43,7 @@ export const handlers: HandlerMap = {
   claimMessages: claimMessagesHandler,
   ackMessages: ackMessagesHandler,
   listMessages: listMessagesHandler,
+  searchMessages: searchMessagesHandler,
   listChannelFiles: listChannelFilesHandler,
   downloadFile: downloadFileHandler,
   listGroups: groups.listGroupsHandler,

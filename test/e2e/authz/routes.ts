@@ -177,6 +177,24 @@ export const ROUTES: Record<OperationId, RouteEntry> = {
     ],
   },
 
+  searchMessages: {
+    sample: () => ({ query: 'q=hello' }),
+    foreign: [
+      {
+        name: "C searches A and B's private channel by its ID",
+        actor: 'c',
+        sample: (w) => ({ query: `q=hello&channel_id=${w.dmId}` }),
+        expected: notFound,
+      },
+      {
+        name: "C searches A's group by its ID",
+        actor: 'c',
+        sample: (w) => ({ query: `q=hello&channel_id=${w.groupId}` }),
+        expected: notFound,
+      },
+    ],
+  },
+
   // Files
   listChannelFiles: {
     sample: (w) => ({ params: { channel_id: w.dmId } }),
