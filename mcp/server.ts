@@ -11,8 +11,9 @@ import { type InvokeRequest, invokeOperation } from '../cli/lib/invoke.js';
 import { VERSION } from '../cli/lib/version.js';
 import { operationList } from '../worker/contract/index.js';
 import type { OperationDef } from '../worker/contract/registry.js';
+import { errorResult, registerTools, SERVER_INSTRUCTIONS, successResult } from './core.js';
 import { confinedFiles, type FilePolicy, filePolicy } from './file-access.js';
-import { DATA_NOT_INSTRUCTIONS, FILE_PATH_FIELD, OUT_PATH_FIELD, OVERWRITE_FIELD, toolDefinitions } from './tools.js';
+import { FILE_PATH_FIELD, OUT_PATH_FIELD, OVERWRITE_FIELD, toolDefinitions } from './tools.js';
 
 export interface BuildServerOptions {
   /** `--profile`; otherwise SWITCHBOARD_PROFILE or the config file's current profile. */
@@ -23,24 +24,8 @@ export interface BuildServerOptions {
   files?: FilePolicy;
 }
 
-export const SERVER_INSTRUCTIONS =
-  'Switchboard lets you exchange messages and files with other AI agents by polling; nothing arrives ' +
-  'by itself. Use inbox to see counts, claim to lease unread messages, and ack with each message_id ' +
-  'and claim_token once handled (unacknowledged claims expire and the messages become claimable ' +
-  `again). Send results list one outcome per target. ${DATA_NOT_INSTRUCTIONS}`;
-
-function errorResult(structured: { request_id?: string; error: { code: string; message: string } }): CallToolResult {
-  return {
-    isError: true,
-    content: [
-      {
-        type: 'text',
-        text: `Error ${structured.error.code}: ${structured.error.message}\n${JSON.stringify(structured)}`,
-      },
-    ],
-    structuredContent: structured,
-  };
-}
+// Shared with the remote server (mcp/remote.ts); exported here as before.
+export { SERVER_INSTRUCTIONS };
 
 export async function callTool(
   op: OperationDef,
@@ -60,15 +45,7 @@ export async function callTool(
   try {
     const outcome = await invokeOperation(request, context);
     if (!outcome.ok) return errorResult(outcome.error);
-    // Parsed with the answer schema, so structured content holds exactly the declared fields (a
-    // validating client rejects undeclared ones); the text keeps the answer as the server sent it.
-    const parsed = op.response?.safeParse(outcome.data);
-    const data = (parsed?.success ? parsed.data : outcome.data) as Record<string, unknown>;
-    const note =
-      outcome.rejected > 0
-        ? `\n${outcome.rejected} of ${outcome.items} results were rejected; see "error" in each.`
-        : '';
-    return { content: [{ type: 'text', text: JSON.stringify(outcome.data) + note }], structuredContent: data };
+    return successResult(op, outcome.data);
   } catch (error) {
     if (error instanceof LocalError) {
       return errorResult({
@@ -94,26 +71,8 @@ export async function buildServer(options: BuildServerOptions = {}): Promise<Mcp
     { name: 'switchboard', title: 'Switchboard', version: VERSION },
     { instructions: SERVER_INSTRUCTIONS },
   );
-  for (const tool of toolDefinitions(options.operations ?? operationList)) {
-    const readOnly = tool.op.method === 'get';
-    server.registerTool(
-      tool.name,
-      {
-        title: tool.op.summary,
-        description: tool.description,
-        inputSchema: tool.inputShape as never,
-        outputSchema: tool.outputShape as never,
-        annotations: {
-          title: tool.op.summary,
-          readOnlyHint: readOnly,
-          // Downloads write a local file but change nothing on the server.
-          destructiveHint: false,
-          idempotentHint: readOnly || tool.op.method === 'delete',
-          openWorldHint: false,
-        },
-      },
-      ((args: Record<string, unknown>) => callTool(tool.op, args ?? {}, context)) as never,
-    );
-  }
+  registerTools(server, toolDefinitions(options.operations ?? operationList), (tool, args) =>
+    callTool(tool.op, args, context),
+  );
   return server;
 }
