@@ -10,6 +10,7 @@ import { type ApiCall, handleRemoteMcp } from '../mcp/remote.js';
 import type { AppEnv } from './handlers/types.js';
 import { requireAgent } from './middleware/auth.js';
 import { FRONT_SECRET_HEADER } from './middleware/request-context.js';
+import { sameOriginWrites } from './middleware/same-origin.js';
 import { API_BASE } from './openapi.js';
 
 export const MCP_PATH = '/mcp';
@@ -43,5 +44,8 @@ function inProcessApi(app: OpenAPIHono<AppEnv>, c: Context<AppEnv>): ApiCall {
 }
 
 export function mountRemoteMcp(app: OpenAPIHono<AppEnv>): void {
-  app.all(MCP_PATH, requireAgent, (c) => handleRemoteMcp(c.req.raw, inProcessApi(app, c)));
+  // Tool calls change state, so a foreign browser Origin is refused as on every API write (the
+  // MCP specification asks servers to check Origin against DNS rebinding); MCP clients that are
+  // not browsers send none.
+  app.all(MCP_PATH, sameOriginWrites, requireAgent, (c) => handleRemoteMcp(c.req.raw, inProcessApi(app, c)));
 }

@@ -280,6 +280,17 @@ describe('remote MCP at /mcp', () => {
     expect(ok.status).toBe(200);
   });
 
+  it('refuses a foreign browser Origin like every API write', async () => {
+    const res = await api(server, 'POST', '/mcp', {
+      absolutePath: true,
+      key: alice.key,
+      headers: { ...MCP_HEADERS, origin: 'http://evil.example' },
+      body: initialize,
+    });
+    expect(res.status).toBe(403);
+    expect(errorCode(res)).toBe('forbidden');
+  });
+
   it('answers as an SSE stream through the front; Accept is checked; GET and DELETE are 405', async () => {
     const res = await api(server, 'POST', '/mcp', {
       absolutePath: true,
