@@ -6,7 +6,7 @@ import { Command, CommanderError } from 'commander';
 import { operationList } from '../worker/contract/index.js';
 import type { OperationDef } from '../worker/contract/registry.js';
 import { registerConfigCommands } from './commands/config.js';
-import { executeAndPrint } from './commands/execute.js';
+import { executeAndPrint, printJson } from './commands/execute.js';
 import { type CommandRuntime, type GeneratedCommand, registerOperationCommands } from './commands/operations.js';
 import type { Env } from './lib/config.js';
 import { EXIT, LocalError } from './lib/errors.js';
@@ -61,6 +61,10 @@ export function buildProgram(
       (async (request, globals) => {
         exitCode = await executeAndPrint(request, globals, io.env, io);
       }),
+    nothingToDo: (answer) => {
+      printJson(io.stdout, answer);
+      exitCode = EXIT.ok;
+    },
   };
   const generated = registerOperationCommands(command, options.operations ?? operationList, runtime);
   registerConfigCommands(command, { ...io, setExitCode: (code) => (exitCode = code) });

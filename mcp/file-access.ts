@@ -28,10 +28,14 @@ import { configPath, type Env } from '../cli/lib/config.js';
 import { describeFsError, fileError, LocalError } from '../cli/lib/errors.js';
 import {
   type FileAccess,
+  type FileInputNames,
   type LocalUpload,
   mediaTypeFor,
   checkDestination as plainCheckDestination,
 } from '../cli/lib/files.js';
+
+/** Messages name the tool fields, never the CLI's flags. */
+const MCP_FILE_NAMES: FileInputNames = { file: 'file_path', out: 'out_path', overwrite: 'overwrite' };
 
 export const ALLOWED_DIRS_ENV = 'SWITCHBOARD_MCP_ALLOWED_DIRS';
 export const ALLOW_DIR_FLAG = '--allow-dir';
@@ -316,7 +320,7 @@ export function confinedFiles(policy: FilePolicy, hooks: RaceHooks = {}): FileAc
     }
     if (existing) check.notConfig(existing, snap, absolute);
     // Directory exists, not a directory itself, overwrite: the CLI's own rules and messages.
-    return plainCheckDestination(target, overwrite);
+    return plainCheckDestination(target, overwrite, MCP_FILE_NAMES);
   }
 
   /** Where a new file actually landed (its parent may have been swapped after the check). */

@@ -20,13 +20,13 @@
 import { z } from '@hono/zod-openapi';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { type CallToolResult, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { filenameFromDisposition } from '../cli/lib/download-result.js';
 import { operationFields, splitInput } from '../cli/lib/fields.js';
 import { VERSION } from '../cli/lib/version.js';
 import { operationList } from '../worker/contract/index.js';
 import type { OperationDef } from '../worker/contract/registry.js';
-import { errorResult, registerTools, SERVER_INSTRUCTIONS, successResult, type ToolErrorBody } from './core.js';
+import { errorResult, registerTools, serverInstructions, successResult, type ToolErrorBody } from './core.js';
 import {
   DATA_NOT_INSTRUCTIONS,
   FILE_PATH_FIELD,
@@ -43,7 +43,8 @@ export const INLINE_FILE_FIELD = 'file';
 /** Base64 of INLINE_FILE_MAX_BYTES is 5.33 MB; the rest of a JSON-RPC call fits in the margin. */
 const MAX_REQUEST_BYTES = 6 * 1024 * 1024;
 const MAX_BASE64_CHARS = Math.ceil(INLINE_FILE_MAX_BYTES / 3) * 4;
-const CAP_TEXT = `at most ${INLINE_FILE_MAX_BYTES / 1_000_000} MB (${INLINE_FILE_MAX_BYTES.toLocaleString('en-US')} bytes)`;
+const CAP_SIZE = `${INLINE_FILE_MAX_BYTES / 1_000_000} MB (${INLINE_FILE_MAX_BYTES.toLocaleString('en-US')} bytes)`;
+const CAP_TEXT = `at most ${CAP_SIZE}`;
 
 const InlineFile = z.object({
   filename: z.string().min(1).describe("The file's name as recipients see it (metadata only, never a path)."),
@@ -62,15 +63,30 @@ const InlineDownload = {
 };
 
 /**
+ * A stdio tool text in remote terms: `file_path` becomes the inline `file`, and a sentence about
+ * `out_path`/`overwrite` (where the stdio download writes) is left out; the remote download says
+ * what it returns instead.
+ */
+function remoteText(text: string): string {
+  const local = new RegExp(`\\b(?:${OUT_PATH_FIELD}|${OVERWRITE_FIELD})\\b`);
+  return text
+    .split(/(?<=\.)\s+(?=[A-Z])/)
+    .filter((sentence) => !local.test(sentence))
+    .join(' ')
+    .replace(new RegExp(`\\b${FILE_PATH_FIELD}\\b`, 'g'), INLINE_FILE_FIELD);
+}
+
+/**
  * The remote tool set: every registry tool, with its file fields carrying bytes instead of local
- * paths. Built from `toolDefinitions`, so names, schemas and texts follow the registry.
+ * paths. Built from `toolDefinitions`, so names, schemas, texts and annotations follow the registry.
  */
 export function remoteToolDefinitions(operations: readonly OperationDef[] = operationList): ToolDefinition[] {
   return toolDefinitions(operations).map((tool) => {
     const { op } = tool;
     const inputShape = { ...tool.inputShape };
     let outputShape = tool.outputShape;
-    let description = tool.description;
+    let description = remoteText(tool.description);
+    let annotations = tool.annotations;
     if (op.upload) {
       delete inputShape[FILE_PATH_FIELD];
       inputShape[INLINE_FILE_FIELD] = InlineFile.optional().describe(
@@ -84,15 +100,19 @@ export function remoteToolDefinitions(operations: readonly OperationDef[] = oper
       outputShape = { ...rest };
       for (const [name, schema] of Object.entries(InlineDownload)) outputShape[name] = schema.optional();
       const parts = [op.summary.endsWith('.') ? op.summary : `${op.summary}.`];
-      if (op.description) parts.push(op.description);
+      const text = (op.mcp || undefined)?.description ?? op.description;
+      if (text) parts.push(remoteText(text));
       parts.push(
-        `Returns the bytes as content_base64 with size, media type, file name and SHA-256; files over ${CAP_TEXT} ` +
+        `Returns the bytes as content_base64 with size, media type, file name and SHA-256; files over ${CAP_SIZE} ` +
           'are refused with payload_too_large (download those with the CLI).',
+        // Unlike the stdio download (which writes them to a file), the result carries a peer's bytes.
         DATA_NOT_INSTRUCTIONS,
       );
       description = parts.join(' ');
+      // It writes nothing anywhere (the stdio download writes a local file): a read, repeatable.
+      annotations = { ...annotations, readOnlyHint: true, destructiveHint: false, idempotentHint: true };
     }
-    return { ...tool, inputShape, outputShape, description };
+    return { ...tool, inputShape, outputShape, description, annotations };
   });
 }
 
@@ -242,7 +262,7 @@ export async function callRemoteTool(
 
   const bytes = await readCapped(response);
   if (!bytes) {
-    return errorResult(tooLarge(`the file is larger than the ${CAP_TEXT} a tool call can return; use the CLI`));
+    return errorResult(tooLarge(`the file is larger than the ${CAP_SIZE} a tool call can return; use the CLI`));
   }
   const result = {
     ...input.params,
@@ -259,6 +279,12 @@ export async function callRemoteTool(
 }
 
 let tools: ToolDefinition[] | undefined;
+let instructions: string | undefined;
+
+/** The remote server's instructions: the stdio ones, with files inline and no local errors. */
+export function remoteInstructions(operations: readonly OperationDef[] = operationList): string {
+  return serverInstructions(operations, { inlineFiles: { field: INLINE_FILE_FIELD, cap: CAP_TEXT } });
+}
 
 /** The SDK's ajv validator is only used for elicitation, which this server never asks for. */
 const noSchemaValidation = {
@@ -272,12 +298,12 @@ const noSchemaValidation = {
 export function buildRemoteServer(api: ApiCall): McpServer {
   // The definitions are pure data of the registry: built once per isolate.
   tools ??= remoteToolDefinitions();
+  instructions ??= remoteInstructions();
   const server = new McpServer(
     { name: 'switchboard', title: 'Switchboard', version: VERSION },
-    { instructions: SERVER_INSTRUCTIONS, jsonSchemaValidator: noSchemaValidation },
+    { instructions, jsonSchemaValidator: noSchemaValidation },
   );
-  // Nothing here writes anywhere: the download returns its bytes.
-  registerTools(server, tools, (tool, args) => callRemoteTool(tool, args, api));
+  registerTools(server, tools, (tool, args) => callRemoteTool(tool, args, api), { ListToolsRequestSchema });
   return server;
 }
 

@@ -11,7 +11,7 @@ import { type InvokeRequest, invokeOperation } from '../cli/lib/invoke.js';
 import { VERSION } from '../cli/lib/version.js';
 import { operationList } from '../worker/contract/index.js';
 import type { OperationDef } from '../worker/contract/registry.js';
-import { errorResult, registerTools, SERVER_INSTRUCTIONS, successResult } from './core.js';
+import { errorResult, registerTools, serverInstructions, successResult } from './core.js';
 import { confinedFiles, type FilePolicy, filePolicy } from './file-access.js';
 import { FILE_PATH_FIELD, OUT_PATH_FIELD, OVERWRITE_FIELD, toolDefinitions } from './tools.js';
 
@@ -25,7 +25,7 @@ export interface BuildServerOptions {
 }
 
 // Shared with the remote server (mcp/remote.ts); exported here as before.
-export { SERVER_INSTRUCTIONS };
+export { serverInstructions };
 
 export async function callTool(
   op: OperationDef,
@@ -60,19 +60,21 @@ export async function callTool(
 
 /**
  * The SDK is loaded here rather than imported at the top so that it stays out of the start-up of
- * every other CLI command (the bundle keeps npm packages external, so this stays a lazy import).
+ * every other CLI command (the bundle puts dynamically imported code in chunks of its own).
  */
 export async function buildServer(options: BuildServerOptions = {}): Promise<McpServer> {
   const { McpServer } = await import('@modelcontextprotocol/sdk/server/mcp.js');
   const env = options.env ?? process.env;
   const files = options.files ?? filePolicy({ env });
   const context = { ...(options.profile && { profile: options.profile }), env, files };
+  const { ListToolsRequestSchema } = await import('@modelcontextprotocol/sdk/types.js');
+  const operations = options.operations ?? operationList;
   const server = new McpServer(
     { name: 'switchboard', title: 'Switchboard', version: VERSION },
-    { instructions: SERVER_INSTRUCTIONS },
+    { instructions: serverInstructions(operations) },
   );
-  registerTools(server, toolDefinitions(options.operations ?? operationList), (tool, args) =>
-    callTool(tool.op, args, context),
-  );
+  registerTools(server, toolDefinitions(operations), (tool, args) => callTool(tool.op, args, context), {
+    ListToolsRequestSchema,
+  });
   return server;
 }

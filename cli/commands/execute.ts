@@ -24,7 +24,10 @@ function hint(role: string, body: ApiErrorBody): string {
         ? ' (check the key: `switchboard config show`)'
         : ' (sign in again: `switchboard admin login`)';
     case 'source_ip_denied':
-      return " (this machine's address is not one of the agent's host addresses)";
+      // The server names the address it saw (error.target): often a NAT, a proxy or IPv6.
+      return typeof body.error.target === 'string'
+        ? ` (the server saw ${body.error.target}; add it to the agent's host, or connect from a host address)`
+        : " (this machine's address is not one of the agent's host addresses)";
     default:
       return '';
   }

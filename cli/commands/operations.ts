@@ -6,7 +6,7 @@
 import { Argument, type Command, InvalidArgumentError, Option } from 'commander';
 import type { OperationDef } from '../../worker/contract/registry.js';
 import { LocalError, usageError } from '../lib/errors.js';
-import { type FieldInfo, type ItemInfo, operationFields } from '../lib/fields.js';
+import { type FieldInfo, fieldInfo, type ItemInfo, objectShape, operationFields } from '../lib/fields.js';
 import type { InvokeRequest } from '../lib/invoke.js';
 import { dropTrailingNewline, type InputStream, promptSecret, readAll } from '../lib/terminal.js';
 
@@ -19,6 +19,25 @@ export interface CommandRuntime {
   stderr: NodeJS.WritableStream;
   /** Carries out the assembled request (prints the answer and records the exit code). */
   execute(request: InvokeRequest, globals: GlobalOptions): Promise<void>;
+  /** Nothing to send (an empty `claim | ack`): print this answer and succeed. */
+  nothingToDo?(answer: unknown): void;
+}
+
+/** Thrown by collectValues when stdin held no items: the command succeeds without a request. */
+class NoItems {
+  constructor(readonly field: string) {}
+}
+
+/**
+ * What a command that had nothing to send prints: its answer's arrays, empty (`{"results":[]}`
+ * for ack), so the next stage of a pipeline still reads JSON.
+ */
+export function emptyAnswer(op: OperationDef): Record<string, unknown> {
+  const answer: Record<string, unknown> = {};
+  for (const [name, schema] of Object.entries(objectShape(op.response) ?? {})) {
+    if (fieldInfo(name, 'body', schema).kind === 'array') answer[name] = [];
+  }
+  return answer;
 }
 
 /** How one input field is given on the command line. */
@@ -125,6 +144,8 @@ function findValue(source: Record<string, unknown>, key: string): unknown {
  * body form `{acks:[…]}` or a bare array works too.
  */
 export function itemsFromJson(text: string, keys: readonly string[]): Record<string, unknown>[] {
+  // An empty stdin (the previous stage printed nothing) has no items, like `{"claims":[]}`.
+  if (text.trim() === '') return [];
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -257,7 +278,10 @@ export function registerOperationCommand(
     bindings.push({ field, via: 'option', display: `--${flag}`, attribute: attribute as string });
   }
   if (spec.stdinField) {
-    command.option('--stdin', `read ${argName(byName.get(spec.stdinField) as FieldInfo)} from stdin`);
+    command.option(
+      '--stdin',
+      `read ${argName(byName.get(spec.stdinField) as FieldInfo)} from stdin, exactly as given (a final newline included)`,
+    );
   }
   if (op.upload) command.option('--file <path>', 'attach a local file (read here and uploaded as bytes)');
   if (op.rawResponse) {
@@ -275,6 +299,11 @@ export function registerOperationCommand(
       if (opts.force === true) request.overwrite = true;
       await runtime.execute(request, command.optsWithGlobals<GlobalOptions>());
     } catch (error) {
+      if (error instanceof NoItems) {
+        runtime.stderr.write(`switchboard: no ${error.field} on stdin: nothing sent\n`);
+        runtime.nothingToDo?.(emptyAnswer(op));
+        return;
+      }
       throw renameField(error, bindings);
     }
   });
@@ -306,7 +335,8 @@ async function collectValues(
       if (field.item?.kind === 'object' && field.item.keys && (dash || (empty && field.required))) {
         if (empty && runtime.stdin.isTTY) throw usageError(`give ${binding.display} or pipe JSON into stdin`);
         const items = itemsFromJson(await takeStdin(binding.display), field.item.keys);
-        if (items.length === 0) throw usageError(`no ${argName(field)} items found in the JSON on stdin`);
+        // `claim | ack` with nothing claimed: nothing to send, and not an error.
+        if (items.length === 0) throw new NoItems(field.name);
         values[field.name] = items;
       } else if (!empty) {
         values[field.name] = value;
@@ -327,7 +357,12 @@ async function collectValues(
 
   if (spec.stdinField && opts.stdin) {
     if (values[spec.stdinField] !== undefined) throw usageError(`give the ${spec.stdinField} or --stdin, not both`);
-    values[spec.stdinField] = dropTrailingNewline(await takeStdin('--stdin'));
+    // Exactly as read, a trailing newline included: the body is sent as given.
+    values[spec.stdinField] = await takeStdin('--stdin');
+  }
+  // A file alone is a message (the server refuses only an entirely empty one).
+  if (op.upload && typeof opts.file === 'string' && spec.stdinField && values[spec.stdinField] === undefined) {
+    values[spec.stdinField] = '';
   }
   return values;
 }

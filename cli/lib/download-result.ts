@@ -13,7 +13,7 @@ export const DownloadResult = z.object({
   path: z.string().describe('Absolute path the bytes were written to.'),
   size: z.number().int().nonnegative(),
   media_type: z.string(),
-  filename: z.string().nullable().describe("The sender's file name, from Content-Disposition."),
+  filename: z.string().nullable().describe("The sender's file name, as it declared it."),
   sha256: z.string().describe('SHA-256 of the bytes written, computed locally.'),
 });
 export type DownloadResult = z.infer<typeof DownloadResult>;

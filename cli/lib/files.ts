@@ -43,47 +43,58 @@ export function mediaTypeFor(path: string): string {
   return MEDIA_TYPES[extname(path).toLowerCase()] ?? 'application/octet-stream';
 }
 
+/**
+ * How each surface names the file inputs in its messages: the CLI's flags, or the MCP tool
+ * fields (mcp/file-access.ts), so an agent is never told about a flag it cannot pass.
+ */
+export interface FileInputNames {
+  file: string;
+  out: string;
+  overwrite: string;
+}
+export const CLI_FILE_NAMES: FileInputNames = { file: '--file', out: '--out', overwrite: '--force' };
+
 export interface LocalUpload {
   blob: Blob;
   filename: string;
 }
 
 /** Opens a local file for upload; a missing or unreadable file is a local error, sent nowhere. */
-export async function openUpload(path: string): Promise<LocalUpload> {
+export async function openUpload(path: string, names: FileInputNames = CLI_FILE_NAMES): Promise<LocalUpload> {
   let isFile = false;
   try {
     isFile = statSync(path).isFile();
   } catch (error) {
-    throw fileError(`cannot read --file ${describeFsError(error, path)}`);
+    throw fileError(`cannot read ${names.file} ${describeFsError(error, path)}`);
   }
-  if (!isFile) throw fileError(`cannot read --file ${path}: not a regular file`);
+  if (!isFile) throw fileError(`cannot read ${names.file} ${path}: not a regular file`);
   try {
     // A lazily read Blob: the file is streamed into the request, not loaded into memory first.
     const blob = await openAsBlob(path, { type: mediaTypeFor(path) });
     return { blob, filename: basename(path) };
   } catch (error) {
-    throw fileError(`cannot read --file ${describeFsError(error, path)}`);
+    throw fileError(`cannot read ${names.file} ${describeFsError(error, path)}`);
   }
 }
 
 /** Checked before the request is sent, so a bad destination costs no transfer. */
-export function checkDestination(outPath: string, overwrite: boolean): string {
+export function checkDestination(outPath: string, overwrite: boolean, names: FileInputNames = CLI_FILE_NAMES): string {
   const absolute = resolve(outPath);
   let directory: ReturnType<typeof statSync> | undefined;
   try {
     directory = statSync(dirname(absolute));
   } catch (error) {
-    throw fileError(`cannot write --out ${describeFsError(error, dirname(absolute))}`);
+    throw fileError(`cannot write ${names.out} ${describeFsError(error, dirname(absolute))}`);
   }
-  if (!directory.isDirectory()) throw fileError(`cannot write --out ${dirname(absolute)}: not a directory`);
+  if (!directory.isDirectory()) throw fileError(`cannot write ${names.out} ${dirname(absolute)}: not a directory`);
   let existing: ReturnType<typeof statSync> | undefined;
   try {
     existing = statSync(absolute);
   } catch {
     existing = undefined;
   }
-  if (existing?.isDirectory()) throw fileError(`cannot write --out ${absolute}: is a directory`);
-  if (existing && !overwrite) throw fileError(`${absolute} already exists (use --force / overwrite to replace it)`);
+  if (existing?.isDirectory()) throw fileError(`cannot write ${names.out} ${absolute}: is a directory`);
+  if (existing && !overwrite) throw fileError(`${absolute} already exists (use ${names.overwrite} to replace it)`);
   return absolute;
 }
 
@@ -108,7 +119,11 @@ export interface FileAccess {
 }
 
 /** The CLI's access: a human typed the path, so it is used as given (like `cp`). */
-export const userFiles: FileAccess = { openUpload, checkDestination, createTemp };
+export const userFiles: FileAccess = {
+  openUpload: (path) => openUpload(path),
+  checkDestination: (outPath, overwrite) => checkDestination(outPath, overwrite),
+  createTemp,
+};
 
 export async function saveDownload(
   response: Response,

@@ -2,6 +2,8 @@
  * One HTTP call of one registry operation: URL from the path template, query string, JSON or
  * multipart body, the role's credentials, and the answer sorted into JSON, download or error.
  */
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import type { OperationDef } from '../../worker/contract/registry.js';
 import { configError, LocalError, usageError } from './errors.js';
 import type { SplitInput } from './fields.js';
@@ -115,7 +117,70 @@ async function requestBody(call: HttpCall): Promise<{ body?: BodyInit; type?: st
   return {};
 }
 
-async function errorBody(response: Response): Promise<ApiErrorBody> {
+/** What the answer handling below reads from an answer: fetch's Response, or a node:http one. */
+interface Answer {
+  ok: boolean;
+  status: number;
+  headers: { get(name: string): string | null; getSetCookie(): string[] };
+  text(): Promise<string>;
+}
+
+/**
+ * A JSON call over node:http(s). The CLI runs once per poll, and Node's fetch (undici) costs
+ * tens of milliseconds of start-up on its first use; node:http is already loaded. Files keep
+ * fetch (multipart from a Blob, streamed downloads), where that cost is noise.
+ */
+function plainRequest(
+  url: string,
+  method: string,
+  headers: Record<string, string>,
+  body: string | undefined,
+  timeoutMs: number | undefined,
+): Promise<Answer> {
+  const send = url.startsWith('https:') ? httpsRequest : httpRequest;
+  const allHeaders = body === undefined ? headers : { ...headers, 'content-length': String(Buffer.byteLength(body)) };
+  return new Promise((resolve, reject) => {
+    const req = send(url, { method, headers: allHeaders }, (res: IncomingMessage) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('error', reject);
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        const status = res.statusCode ?? 0;
+        resolve({
+          ok: status >= 200 && status < 300,
+          status,
+          headers: {
+            get: (name) => {
+              const value = res.headers[name.toLowerCase()];
+              return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
+            },
+            getSetCookie: () => res.headers['set-cookie'] ?? [],
+          },
+          text: async () => text,
+        });
+      });
+    });
+    // The whole exchange, like fetch's AbortSignal.timeout (not an idle timeout); unref'd so
+    // it never holds the process open by itself.
+    const timer =
+      timeoutMs === undefined
+        ? undefined
+        : setTimeout(() => {
+            const error = new Error('timeout');
+            error.name = 'TimeoutError';
+            req.destroy(error);
+          }, timeoutMs).unref();
+    req.on('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    req.on('close', () => clearTimeout(timer));
+    req.end(body);
+  });
+}
+
+async function errorBody(response: Answer): Promise<ApiErrorBody> {
   const text = await response.text().catch(() => '');
   try {
     const parsed = JSON.parse(text) as ApiErrorBody;
@@ -144,22 +209,29 @@ export async function callOperation(call: HttpCall, connection: Connection): Pro
   const { body, type } = await requestBody(call);
   if (type) headers['content-type'] = type;
 
-  let response: Response;
+  let response: Answer;
+  let fetched: Response | undefined;
   try {
-    response = await fetch(url, {
-      method: op.method.toUpperCase(),
-      headers,
-      ...(body !== undefined && { body }),
-      redirect: 'error',
-      ...(call.timeoutMs !== undefined && { signal: AbortSignal.timeout(call.timeoutMs) }),
-    });
+    if (call.download || (body !== undefined && typeof body !== 'string')) {
+      fetched = await fetch(url, {
+        method: op.method.toUpperCase(),
+        headers,
+        ...(body !== undefined && { body }),
+        redirect: 'error',
+        ...(call.timeoutMs !== undefined && { signal: AbortSignal.timeout(call.timeoutMs) }),
+      });
+      response = fetched;
+    } else {
+      // No redirect is ever followed here either: a 3xx is answered as an error below.
+      response = await plainRequest(url, op.method.toUpperCase(), headers, body, call.timeoutMs);
+    }
   } catch (error) {
     throw unreachable(connection.url, error, call.timeoutMs);
   }
   const setCookies = response.headers.getSetCookie();
   if (!response.ok) return { kind: 'error', status: response.status, body: await errorBody(response), setCookies };
-  if (call.download) {
-    const data = await saveDownload(response, call.download.outPath, call.download.overwrite, call.files);
+  if (call.download && fetched) {
+    const data = await saveDownload(fetched, call.download.outPath, call.download.overwrite, call.files);
     return { kind: 'download', status: response.status, data, setCookies };
   }
   const text = await response.text();

@@ -15,6 +15,7 @@ import {
   removeLauncherInfo,
   writeLauncherInfo,
 } from './data-dir.js';
+import { announceDiagnostics, diagnosticsFromEnv } from './diagnostics.js';
 import { ensureFirstAdmin } from './first-admin.js';
 import { createFront } from './front.js';
 import { HostMetrics } from './host-metrics.js';
@@ -33,7 +34,9 @@ function readTls(config: ServeConfig): { cert: Buffer; key: Buffer } | undefined
 }
 
 export async function serve(config: ServeConfig): Promise<void> {
+  const diagnostics = diagnosticsFromEnv(process.env);
   const tls = readTls(config);
+  announceDiagnostics(diagnostics, (text) => process.stderr.write(text));
   const layout = dataDirLayout(config.dataDir);
   prepareDataDir(layout);
   const keyPepper = loadOrCreatePepper(layout.pepperFile);
@@ -47,6 +50,7 @@ export async function serve(config: ServeConfig): Promise<void> {
     keyPepper,
     frontSecret,
     metrics: () => metrics.read(),
+    diagnostics,
   });
 
   const front = createFront({ upstream: runtime.url, secret: frontSecret, tls });

@@ -20,6 +20,7 @@ import {
   type WorkerOptions,
 } from 'miniflare';
 import type { Resources } from '../../worker/contract/models.js';
+import { type Diagnostics, diagnosticsMiniflareOptions } from './diagnostics.js';
 import { childPids, guardAgainstOrphans } from './orphan-guard.js';
 
 /** The RegistryDO methods the launcher calls (durable-objects/registry/registry-do.ts). */
@@ -43,6 +44,8 @@ export interface WorkerRuntimeOptions {
   keyPepper: string;
   frontSecret: string;
   metrics: () => Promise<Resources>;
+  /** Opt-in measuring aids (diagnostics.ts); none by default. */
+  diagnostics?: Diagnostics;
 }
 
 const OPTIONS_FILE = 'dist/worker/miniflare-options.json';
@@ -92,7 +95,9 @@ export async function startWorkerRuntime(options: WorkerRuntimeOptions): Promise
   };
 
   const derived = derivedWorkerOptions(root);
+  const aids = diagnosticsMiniflareOptions(options.diagnostics ?? { benchHello: false }, derived.compatibilityDate);
   const mf = new Miniflare({
+    ...aids.shared,
     host: '127.0.0.1',
     port: 0,
     // Offline: no download of the request.cf blob.
@@ -112,6 +117,8 @@ export async function startWorkerRuntime(options: WorkerRuntimeOptions): Promise
         bindings: { ...derived.bindings, KEY_PEPPER: options.keyPepper, FRONT_SECRET: options.frontSecret },
         serviceBindings: { ...derived.serviceBindings, HOST_METRICS: metricsService },
       },
+      // After ours: the first worker is the one that requests matching no route reach.
+      ...aids.workers,
     ],
   });
   let url: URL;

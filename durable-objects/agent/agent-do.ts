@@ -10,7 +10,8 @@ import * as inbox from './inbox-index.js';
 import * as schema from './schema.js';
 
 export type AuthResult =
-  | { status: 'ok'; agent: AuthedAgent }
+  /** `channels`: those of the asked channel/group IDs that this agent's index knows. */
+  | { status: 'ok'; agent: AuthedAgent; channels: string[] }
   | { status: 'unauthenticated' }
   | { status: 'source_ip_denied' };
 
@@ -50,7 +51,12 @@ export class AgentDO extends DurableObject<Env> {
     });
   }
 
-  async authenticate(keyHash: string, clientIp: string): Promise<AuthResult> {
+  /**
+   * `channelIds`: the channel or group IDs the request names (path or query). They are checked
+   * against this agent's index in the same call, so a request about a channel the agent has never
+   * been in is refused without opening (and so creating) that channel's object, at no extra hop.
+   */
+  async authenticate(keyHash: string, clientIp: string, channelIds: string[] = []): Promise<AuthResult> {
     const account = this.account;
     if (!account?.enabled || !account.keyHash || !digestsEqual(account.keyHash, keyHash)) {
       return { status: 'unauthenticated' };
@@ -65,6 +71,7 @@ export class AgentDO extends DurableObject<Env> {
         display_name: account.displayName,
         host_id: account.hostId,
       },
+      channels: inbox.knownChannels(this.db, channelIds),
     };
   }
 
@@ -100,6 +107,11 @@ export class AgentDO extends DurableObject<Env> {
 
   async clearPending(entries: { channel_id: string; gen: number }[]): Promise<void> {
     inbox.clearPending(this.db, entries);
+  }
+
+  /** Those of `channelIds` this agent is or was in, or was invited to (see inbox.knownChannels). */
+  async knownChannels(channelIds: string[]): Promise<string[]> {
+    return inbox.knownChannels(this.db, channelIds);
   }
 
   async listChannels(kind?: ChannelKind): Promise<inbox.ChannelEntry[]> {

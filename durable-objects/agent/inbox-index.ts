@@ -166,3 +166,37 @@ export function groupMembershipList(db: Db): GroupMembershipEntry[] {
     .where(inArray(groupMemberships.state, ['active', 'pending']))
     .all() as GroupMembershipEntry[];
 }
+
+/** Bound parameters per statement, well under SQLite's limit in Durable Objects. */
+const ID_SLICE = 50;
+
+/**
+ * Those of `ids` that this agent's index knows: a channel it is in, or a group it is in, was
+ * invited to, or left (so a former member still gets the group's own answer, not_group_member and
+ * the like). An ID outside this set names a channel the agent is a stranger to (or none at all),
+ * and a stranger gets not_found (not_invited for join) whether the channel exists or not, so the
+ * worker answers that without opening the channel's object. Notes reach the index before the
+ * channel answers the change that made them (channel-do.ts); only a failed delivery, retried by
+ * the channel's alarm, leaves a window in which the agent is answered as a stranger, as its channel
+ * list and inbox already lag in that window.
+ */
+export function knownChannels(db: Db, ids: readonly string[]): string[] {
+  const wanted = [...new Set(ids)];
+  const known = new Set<string>();
+  for (let i = 0; i < wanted.length; i += ID_SLICE) {
+    const slice = wanted.slice(i, i + ID_SLICE);
+    for (const row of db
+      .select({ id: channels.channelId })
+      .from(channels)
+      .where(inArray(channels.channelId, slice))
+      .all())
+      known.add(row.id);
+    for (const row of db
+      .select({ id: groupMemberships.groupId })
+      .from(groupMemberships)
+      .where(inArray(groupMemberships.groupId, slice))
+      .all())
+      known.add(row.id);
+  }
+  return [...known];
+}

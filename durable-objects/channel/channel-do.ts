@@ -6,8 +6,10 @@ import type { AdminChannelFilter, ChannelAdminSummary } from '../../worker/domai
 import type { ClaimOrder } from '../../worker/domain/claim-plan.js';
 import type { MessageContent } from '../../worker/domain/content.js';
 import type { GroupView, InvitationOutcome, Relation } from '../../worker/domain/groups.js';
+import { replyNotFound } from '../../worker/domain/threads.js';
 import type { Env } from '../../worker/env.js';
 import { randomToken, sha256Hex } from '../../worker/lib/crypto.js';
+import { registry } from '../../worker/lib/settings-cache.js';
 import type { StagedFile } from '../../worker/uploads/request.js';
 import type { RetentionLimits } from '../retention/retention-do.js';
 import { openDatabase } from '../shared/database.js';
@@ -22,8 +24,19 @@ import {
   type ClaimView,
   type HistoryPage,
   type InboxCounts,
+  type MessageView,
   type SendOutcome,
 } from './store.js';
+
+/** The sender's display name (stored with the message) and the message it answers, if any. */
+interface SenderInput {
+  sender_name: string;
+  reply_to?: string;
+}
+
+type NamedMessageView = MessageView & { sender_display_name: string };
+export type NamedClaimView = Omit<ClaimView, 'message'> & { message: NamedMessageView };
+export type NamedHistoryPage = Omit<HistoryPage, 'messages'> & { messages: NamedMessageView[] };
 
 /** When a note to an agent's inbox index failed, the alarm tries again after this long. */
 const OUTBOX_RETRY_MS = 5_000;
@@ -66,21 +79,26 @@ export class ChannelDO extends DurableObject<Env> {
    * A direct message. With `file` (a staged upload), this message gets its own copy of the file
    * (attachments.ts) before the insert; `max_files` is the file cap enforced with the insert.
    */
-  async sendDirect(input: {
-    channel_id: string;
-    sender_id: string;
-    recipient_id: string;
-    content: MessageContent;
-    max_messages: number;
-    max_files?: number;
-    file?: StagedFile;
-  }): Promise<SendOutcome> {
+  async sendDirect(
+    input: {
+      channel_id: string;
+      sender_id: string;
+      recipient_id: string;
+      content: MessageContent;
+      max_messages: number;
+      max_files?: number;
+      file?: StagedFile;
+    } & SenderInput,
+  ): Promise<SendOutcome> {
+    this.requireReplyTarget(input.reply_to);
     this.armOutboxAlarm();
     const prepared = await this.attachments.prepare(input.channel_id, input.sender_id, input.content.body, input.file);
     if (prepared.duplicate) return prepared.duplicate;
     const outcome = this.store.sendDirect({
       channelId: input.channel_id,
       senderId: input.sender_id,
+      senderName: input.sender_name,
+      replyTo: input.reply_to,
       recipientId: input.recipient_id,
       content: input.file ? prepared.content : input.content,
       maxMessages: input.max_messages,
@@ -89,10 +107,44 @@ export class ChannelDO extends DurableObject<Env> {
       now: this.now(),
     });
     await this.attachments.afterWrite(outcome.status === 'sent');
+    if (outcome.status === 'reply_to_not_found') throw replyNotFound(input.reply_to ?? '');
     // Delivered before answering, so the recipient's next poll sees the message; a failure stays
     // in the outbox for the alarm and does not fail the send: the message is committed.
     if (outcome.status === 'sent') await this.drainOutbox();
     return outcome;
+  }
+
+  /**
+   * A reply_to this channel does not know is refused before anything else, so a refused reply is
+   * never answered `duplicate` and never costs a file copy; the insert transaction checks again.
+   */
+  private requireReplyTarget(replyTo: string | undefined): void {
+    if (replyTo !== undefined && !this.store.replyTarget(replyTo)) throw replyNotFound(replyTo);
+  }
+
+  /**
+   * Messages stored before sender names were kept have none: the registry names them once (one
+   * batched call) and the name is written into those rows, so the next read costs nothing. Every
+   * message stored since carries its name, so this never runs on the hot path of new messages.
+   */
+  private async named<T extends { sender_id: string; sender_display_name: string | null }>(
+    views: T[],
+  ): Promise<(T & { sender_display_name: string })[]> {
+    const missing = [...new Set(views.filter((v) => v.sender_display_name === null).map((v) => v.sender_id))];
+    const names = new Map<string, string>();
+    if (missing.length > 0) {
+      try {
+        const agents = await registry(this.env).getAgents(missing);
+        for (const agent of agents) names.set(agent.agent_id, agent.display_name);
+        this.store.backfillSenderNames(names);
+      } catch (error) {
+        console.error('sender names unavailable', error instanceof Error ? error.message : error);
+      }
+    }
+    return views.map((v) => ({
+      ...v,
+      sender_display_name: v.sender_display_name ?? names.get(v.sender_id) ?? v.sender_id,
+    }));
   }
 
   async counts(agentId: string): Promise<InboxCounts | null> {
@@ -108,7 +160,12 @@ export class ChannelDO extends DurableObject<Env> {
   }
 
   /** Claims up to `count` deliveries; `claimSeconds` is the setting in force now, fixed into the expiry. */
-  async claim(agentId: string, count: number, order: ClaimOrder, claimSeconds: number): Promise<ClaimView[] | null> {
+  async claim(
+    agentId: string,
+    count: number,
+    order: ClaimOrder,
+    claimSeconds: number,
+  ): Promise<NamedClaimView[] | null> {
     // Tokens are made and hashed before the transaction: WebCrypto is async, the transaction is not.
     const tokens = await Promise.all(
       Array.from({ length: count }, async () => {
@@ -116,7 +173,10 @@ export class ChannelDO extends DurableObject<Env> {
         return { token, hash: await sha256Hex(token) };
       }),
     );
-    return this.store.claim(agentId, tokens, order, this.now(), claimSeconds * 1000);
+    const claims = this.store.claim(agentId, tokens, order, this.now(), claimSeconds * 1000);
+    if (!claims) return null;
+    const messages = await this.named(claims.map((c) => c.message));
+    return claims.map((c, i) => ({ ...c, message: messages[i]! }));
   }
 
   async ack(
@@ -139,10 +199,16 @@ export class ChannelDO extends DurableObject<Env> {
     });
   }
 
-  async history(agentId: string, afterSeq: number | null, limit: number, order: 'asc' | 'desc'): Promise<HistoryPage> {
-    const page = this.store.history(agentId, afterSeq, limit, order);
+  async history(
+    agentId: string,
+    afterSeq: number | null,
+    limit: number,
+    order: 'asc' | 'desc',
+    threadId?: string,
+  ): Promise<NamedHistoryPage> {
+    const page = this.store.history(agentId, afterSeq, limit, order, threadId);
     if (!page) throw new ApiError('not_found', 'No such channel.');
-    return page;
+    return { ...page, messages: await this.named(page.messages) };
   }
 
   // Groups (the rules are worker/domain/groups.ts, applied by membership.ts in one transaction each)
@@ -205,25 +271,30 @@ export class ChannelDO extends DurableObject<Env> {
     await this.afterMembershipChange();
   }
 
-  async sendGroup(input: {
-    group_id: string;
-    sender_id: string;
-    content: MessageContent;
-    max_messages: number;
-    max_files?: number;
-    /** A staged upload: the group message gets one group-owned copy (attachments.ts). */
-    file?: StagedFile;
-  }): Promise<SendOutcome> {
+  async sendGroup(
+    input: {
+      group_id: string;
+      sender_id: string;
+      content: MessageContent;
+      max_messages: number;
+      max_files?: number;
+      /** A staged upload: the group message gets one group-owned copy (attachments.ts). */
+      file?: StagedFile;
+    } & SenderInput,
+  ): Promise<SendOutcome> {
     // Checked and sent with no await in between: nothing can change the membership in the gap, and
     // store.send checks the sender is active again inside its own transaction. A file copy is the
     // one await before the insert; the insert's own check covers it (a sender who left meanwhile
     // is refused and the copy is deleted).
     this.groups.require(input.group_id, input.sender_id, 'send');
+    this.requireReplyTarget(input.reply_to);
     this.armOutboxAlarm();
     const prepared = await this.attachments.prepare(input.group_id, input.sender_id, input.content.body, input.file);
     if (prepared.duplicate) return prepared.duplicate;
     const outcome = this.store.send({
       senderId: input.sender_id,
+      senderName: input.sender_name,
+      replyTo: input.reply_to,
       content: input.file ? prepared.content : input.content,
       maxMessages: input.max_messages,
       maxFiles: input.max_files,
@@ -232,6 +303,7 @@ export class ChannelDO extends DurableObject<Env> {
     });
     await this.attachments.afterWrite(outcome?.status === 'sent');
     if (!outcome) throw new ApiError('not_group_member', 'You are not an active member of this group.');
+    if (outcome.status === 'reply_to_not_found') throw replyNotFound(input.reply_to ?? '');
     if (outcome.status === 'sent') await this.drainOutbox();
     return outcome;
   }
@@ -288,8 +360,9 @@ export class ChannelDO extends DurableObject<Env> {
   }
 
   /** A page of retained messages without the membership check; null: no channel. */
-  async adminHistory(afterSeq: number | null, limit: number, order: 'asc' | 'desc'): Promise<HistoryPage | null> {
-    return this.store.adminHistory(afterSeq, limit, order);
+  async adminHistory(afterSeq: number | null, limit: number, order: 'asc' | 'desc'): Promise<NamedHistoryPage | null> {
+    const page = this.store.adminHistory(afterSeq, limit, order);
+    return page && { ...page, messages: await this.named(page.messages) };
   }
 
   /** Asked by the retention object while this channel has unfinished deletions. */

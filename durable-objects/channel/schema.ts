@@ -39,15 +39,32 @@ export const participants = sqliteTable('participants', {
   since: integer('since').notNull(),
 });
 
-export const messages = sqliteTable('messages', {
-  /** Strict per-channel order: assigned in the insert transaction, never reused. */
-  seq: integer('seq').primaryKey(),
-  messageId: text('message_id').notNull().unique(),
-  senderId: text('sender_id').notNull(),
-  body: text('body').notNull(),
-  createdAt: integer('created_at').notNull(),
-  attachment: text('attachment', { mode: 'json' }).$type<AttachmentRecord | null>(),
-});
+export const messages = sqliteTable(
+  'messages',
+  {
+    /** Strict per-channel order: assigned in the insert transaction, never reused. */
+    seq: integer('seq').primaryKey(),
+    messageId: text('message_id').notNull().unique(),
+    senderId: text('sender_id').notNull(),
+    body: text('body').notNull(),
+    createdAt: integer('created_at').notNull(),
+    attachment: text('attachment', { mode: 'json' }).$type<AttachmentRecord | null>(),
+    /** The message this one answers (retained or purged, always of this channel); null: none. */
+    replyTo: text('reply_to'),
+    /**
+     * The root of the thread, copied from the replied-to message (or its tombstone) at insert, so
+     * a thread keeps its ID when its root is purged. Null: this message is a root (its own thread),
+     * which is also what every message stored before threads existed is.
+     */
+    threadId: text('thread_id'),
+    /**
+     * The sender's display name when it sent this message (a label, like an e-mail's From; the
+     * directory has the current one). Null only for messages stored before the column existed.
+     */
+    senderName: text('sender_name'),
+  },
+  (t) => [index('messages_thread').on(t.threadId, t.seq)],
+);
 
 /** One row per (message, recipient): the recipient's read state and its claim. */
 export const deliveries = sqliteTable(
@@ -81,13 +98,18 @@ export const dedup = sqliteTable(
   (t) => [index('dedup_seq').on(t.seq)],
 );
 
-/** IDs of recently purged messages (bounded), so an ACK can answer `message_purged`, not `not_found`. */
+/**
+ * IDs of recently purged messages (the newest PURGED_IDS_KEPT, store.ts), so an ACK can answer
+ * `message_purged`, not `not_found`, and a reply to a purged message still finds its thread.
+ */
 export const purged = sqliteTable(
   'purged',
   {
     messageId: text('message_id').primaryKey(),
     seq: integer('seq').notNull(),
     purgedAt: integer('purged_at').notNull(),
+    /** The purged message's thread (null: it was a root), so a reply to it still joins that thread. */
+    threadId: text('thread_id'),
   },
   (t) => [index('purged_seq').on(t.seq)],
 );

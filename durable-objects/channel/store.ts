@@ -5,7 +5,7 @@
  * dedup comparison from its insert, a claim's selection from its lease, or an ACK's check from its
  * write, so concurrent requests to the channel cannot interleave inside them.
  */
-import { and, asc, count, desc, eq, gt, inArray, lt, lte, ne, or, type SQL, sql } from 'drizzle-orm';
+import { and, asc, count, desc, eq, gt, inArray, isNull, lt, lte, ne, or, type SQL, sql } from 'drizzle-orm';
 import type { DrizzleSqliteDODatabase } from 'drizzle-orm/durable-sqlite';
 import {
   type AdminChannelFilter,
@@ -41,15 +41,63 @@ export interface MessageView {
   message_id: string;
   channel_id: string;
   sender_id: string;
+  /** As stored with the message; null only for messages older than the column (channel-do.ts fills those). */
+  sender_display_name: string | null;
+  channel_kind: 'private' | 'group';
+  group_name: string | null;
   body: string;
   created_at: string;
   seq: number;
   attachment: MessageContent['attachment'];
+  reply_to: string | null;
+  thread_id: string;
+}
+
+/** The message a send answered with, as the send results show it. */
+interface SentMessage {
+  message_id: string;
+  seq: number;
+  thread_id: string;
+  reply_to: string | null;
 }
 
 export type SendOutcome =
-  | { status: 'sent'; message_id: string; seq: number; created_at: number }
-  | { status: 'duplicate'; message_id: string; seq: number };
+  | (SentMessage & {
+      status: 'sent';
+      created_at: number;
+      /** Only when the send had a reply_to: whether retention had already deleted that message. */
+      reply_to_purged?: boolean;
+    })
+  | (SentMessage & { status: 'duplicate' });
+
+/** A reply_to refused by the channel (reply_to_not_found); nothing was stored. */
+export interface ReplyRefused {
+  status: 'reply_to_not_found';
+}
+
+/** The message a reply answers, retained or remembered as purged: its thread, and which of the two. */
+export interface ReplyTarget {
+  thread_id: string;
+  purged: boolean;
+}
+
+/** Who is sending, with the display name stored with the message, and what it answers. */
+export interface Sender {
+  senderId: string;
+  /** Stored with the message; the ChannelDO always passes it (store-level tests may leave it out). */
+  senderName?: string;
+  replyTo?: string;
+}
+
+type DirectSend = {
+  channelId: string;
+  recipientId: string;
+  content: MessageContent;
+  maxMessages: number;
+  now: number;
+} & Sender &
+  FileSend;
+type ChannelSend = { content: MessageContent; maxMessages: number; now: number } & Sender & FileSend;
 
 export interface InboxCounts {
   unread: number;
@@ -128,33 +176,54 @@ export class ChannelStore {
   // Sending
 
   /** A direct message: creates the pair's channel on first use, then inserts like any message. */
-  sendDirect(
-    input: {
-      channelId: string;
-      senderId: string;
-      recipientId: string;
-      content: MessageContent;
-      maxMessages: number;
-      now: number;
-    } & FileSend,
-  ): SendOutcome {
+  sendDirect(input: DirectSend & { replyTo?: undefined }): SendOutcome;
+  sendDirect(input: DirectSend): SendOutcome | ReplyRefused;
+  sendDirect(input: DirectSend): SendOutcome | ReplyRefused {
     return this.db.transaction((tx) => {
+      // Before the channel is created: a refused reply stores nothing, not even the channel row.
+      if (input.replyTo !== undefined && !this.replyTarget(input.replyTo, tx)) return this.refuseReply(tx, input);
       this.ensureDirect(tx, input.channelId, input.senderId, input.recipientId, input.now);
-      return this.insertMessage(tx, input.senderId, input.content, input.maxMessages, input.now, input);
+      return this.insertMessage(tx, input, input.content, input.maxMessages, input.now, input);
     });
   }
 
   /** A message from an active participant of an existing channel (groups use this path). */
-  send(
-    input: { senderId: string; content: MessageContent; maxMessages: number; now: number } & FileSend,
-  ): SendOutcome | null {
+  send(input: ChannelSend & { replyTo?: undefined }): SendOutcome | null;
+  send(input: ChannelSend): SendOutcome | ReplyRefused | null;
+  send(input: ChannelSend): SendOutcome | ReplyRefused | null {
     return this.db.transaction((tx) => {
       if (!this.channelRow(tx) || !this.isActive(input.senderId, tx)) {
         if (input.file) this.files.abandonCopy(tx, input.file.objectKey, input.now);
         return null;
       }
-      return this.insertMessage(tx, input.senderId, input.content, input.maxMessages, input.now, input);
+      if (input.replyTo !== undefined && !this.replyTarget(input.replyTo, tx)) return this.refuseReply(tx, input);
+      return this.insertMessage(tx, input, input.content, input.maxMessages, input.now, input);
     });
+  }
+
+  /**
+   * The message `replyTo` answers, if this channel has it: retained, or among the remembered purged
+   * IDs (the newest PURGED_IDS_KEPT), whose tombstones keep their thread. Null: not of this channel.
+   */
+  replyTarget(replyTo: string, q: Q = this.db): ReplyTarget | null {
+    const live = q
+      .select({ id: messages.messageId, thread: messages.threadId })
+      .from(messages)
+      .where(eq(messages.messageId, replyTo))
+      .get();
+    if (live) return { thread_id: live.thread ?? live.id, purged: false };
+    const gone = q
+      .select({ id: purged.messageId, thread: purged.threadId })
+      .from(purged)
+      .where(eq(purged.messageId, replyTo))
+      .get();
+    return gone ? { thread_id: gone.thread ?? gone.id, purged: true } : null;
+  }
+
+  /** A refused reply stores nothing: the copy of its file (if any) goes, in the same transaction. */
+  private refuseReply(tx: Tx, input: { now: number } & FileSend): ReplyRefused {
+    if (input.file) this.files.abandonCopy(tx, input.file.objectKey, input.now);
+    return { status: 'reply_to_not_found' };
   }
 
   private channelRow(q: Q) {
@@ -191,25 +260,40 @@ export class ChannelStore {
    */
   private insertMessage(
     tx: Tx,
-    senderId: string,
+    sender: Sender,
     content: MessageContent,
     maxMessages: number,
     now: number,
     withFile: FileSend = {},
-  ) {
+  ): SendOutcome {
+    const { senderId } = sender;
     const row = this.channelRow(tx);
     if (!row) throw new Error('channel not initialized');
     const previous = this.comparisonMessage(tx, senderId);
+    // reply_to is not content (api-v1's comparison fields are the body and the file): a retry
+    // with another reply_to is still a duplicate, and the answer shows the retained message's thread.
     if (previous && sameContent(previous, content)) {
       // A duplicate keeps no copy: the object made for this attempt goes at once.
       if (withFile.file) this.files.abandonCopy(tx, withFile.file.objectKey, now);
-      return { status: 'duplicate' as const, message_id: previous.messageId, seq: previous.seq };
+      return { status: 'duplicate' as const, ...sentMessage(previous) };
     }
+    // Checked by the caller in this transaction; read again here for the thread.
+    const reply = sender.replyTo === undefined ? null : this.replyTarget(sender.replyTo, tx);
     const seq = row.lastSeq + 1;
     const createdAt = Math.max(now, row.lastCreatedAt);
     const messageId = newMessageId(row.channelId);
     tx.insert(messages)
-      .values({ seq, messageId, senderId, body: content.body, createdAt, attachment: content.attachment })
+      .values({
+        seq,
+        messageId,
+        senderId,
+        senderName: sender.senderName ?? null,
+        body: content.body,
+        createdAt,
+        attachment: content.attachment,
+        replyTo: reply ? sender.replyTo : null,
+        threadId: reply?.thread_id ?? null,
+      })
       .run();
     if (withFile.file) this.files.attach(tx, seq, withFile.file);
     tx.update(channel).set({ lastSeq: seq, lastCreatedAt: createdAt }).where(eq(channel.id, 1)).run();
@@ -225,7 +309,15 @@ export class ChannelStore {
         last_message_at = max(coalesce(last_message_at, 0), excluded.last_message_at),
         version = version + 1`);
     this.enforceRetention(tx, maxMessages, now, withFile.maxFiles);
-    return { status: 'sent' as const, message_id: messageId, seq, created_at: createdAt };
+    return {
+      status: 'sent' as const,
+      message_id: messageId,
+      seq,
+      created_at: createdAt,
+      thread_id: reply?.thread_id ?? messageId,
+      reply_to: reply ? (sender.replyTo ?? null) : null,
+      ...(reply && { reply_to_purged: reply.purged }),
+    };
   }
 
   /** The sender's latest retained message here: the only one a new message is compared with. */
@@ -240,9 +332,9 @@ export class ChannelStore {
    * a duplicate never costs a copy of the file; answering from this read is as true as answering
    * from the insert transaction, since nothing runs in between (no await).
    */
-  duplicateOf(senderId: string, content: MessageContent): { message_id: string; seq: number } | null {
+  duplicateOf(senderId: string, content: MessageContent): SentMessage | null {
     const previous = this.comparisonMessage(this.db, senderId);
-    return previous && sameContent(previous, content) ? { message_id: previous.messageId, seq: previous.seq } : null;
+    return previous && sameContent(previous, content) ? sentMessage(previous) : null;
   }
 
   // Retention
@@ -319,7 +411,12 @@ export class ChannelStore {
     tx.insert(purged)
       .select(
         tx
-          .select({ messageId: messages.messageId, seq: messages.seq, purgedAt: sql<number>`${now}`.as('purged_at') })
+          .select({
+            messageId: messages.messageId,
+            seq: messages.seq,
+            purgedAt: sql<number>`${now}`.as('purged_at'),
+            threadId: messages.threadId,
+          })
           .from(messages)
           .where(which),
       )
@@ -334,6 +431,18 @@ export class ChannelStore {
       .offset(PURGED_IDS_KEPT)
       .get();
     if (oldestKept) tx.delete(purged).where(lte(purged.seq, oldestKept.seq)).run();
+  }
+
+  /** Writes registry names into messages stored before names were kept (channel-do.ts `named`). */
+  backfillSenderNames(names: ReadonlyMap<string, string>): void {
+    this.db.transaction((tx) => {
+      for (const [senderId, name] of names) {
+        tx.update(messages)
+          .set({ senderName: name })
+          .where(and(eq(messages.senderId, senderId), isNull(messages.senderName)))
+          .run();
+      }
+    });
   }
 
   // Inbox
@@ -390,7 +499,7 @@ export class ChannelStore {
   ): ClaimView[] | null {
     return this.db.transaction((tx) => {
       if (!this.isActive(agentId, tx)) return null;
-      const channelId = this.channelRow(tx)?.channelId ?? '';
+      const where = this.whereAbout(tx);
       const rows = tx
         .select({ d: deliveries, m: messages })
         .from(deliveries)
@@ -412,7 +521,7 @@ export class ChannelStore {
           })
           .where(and(eq(deliveries.seq, d.seq), eq(deliveries.recipientId, agentId)))
           .run();
-        return { message: messageView(channelId, m), claim_token: token.token, claim_expires_at: iso(expiresAt) };
+        return { message: messageView(where, m), claim_token: token.token, claim_expires_at: iso(expiresAt) };
       });
     });
   }
@@ -458,33 +567,61 @@ export class ChannelStore {
 
   // History
 
-  /** A page of retained messages by seq; null when the agent is not an active participant. */
-  history(agentId: string, afterSeq: number | null, limit: number, order: 'asc' | 'desc'): HistoryPage | null {
+  /**
+   * A page of retained messages by seq, optionally of one thread only (`threadId`: the root's ID,
+   * whether the root is retained or not); null when the agent is not an active participant.
+   */
+  history(
+    agentId: string,
+    afterSeq: number | null,
+    limit: number,
+    order: 'asc' | 'desc',
+    threadId?: string,
+  ): HistoryPage | null {
     if (!this.isActive(agentId)) return null;
-    return this.historyPage(this.channelRow(this.db)?.channelId ?? '', afterSeq, limit, order);
+    return this.historyPage(this.whereAbout(this.db), afterSeq, limit, order, threadId);
   }
 
-  private historyPage(channelId: string, afterSeq: number | null, limit: number, order: 'asc' | 'desc'): HistoryPage {
+  private historyPage(
+    where: ChannelLabel,
+    afterSeq: number | null,
+    limit: number,
+    order: 'asc' | 'desc',
+    threadId?: string,
+  ): HistoryPage {
     const rows = this.db
       .select()
       .from(messages)
-      .where(afterSeq === null ? undefined : order === 'asc' ? gt(messages.seq, afterSeq) : lt(messages.seq, afterSeq))
+      .where(
+        and(
+          afterSeq === null ? undefined : order === 'asc' ? gt(messages.seq, afterSeq) : lt(messages.seq, afterSeq),
+          // The root (thread_id null, its own ID) and its replies: both sides use an index.
+          threadId === undefined
+            ? undefined
+            : or(eq(messages.threadId, threadId), and(eq(messages.messageId, threadId), isNull(messages.threadId))),
+        ),
+      )
       .orderBy(order === 'asc' ? asc(messages.seq) : desc(messages.seq))
       .limit(limit + 1)
       .all();
     const page = rows.slice(0, limit);
     return {
-      messages: page.map((m) => messageView(channelId, m)),
+      messages: page.map((m) => messageView(where, m)),
       next_seq: rows.length > limit ? (page.at(-1)?.seq ?? null) : null,
     };
+  }
+
+  /** What every message view says about its channel: ID, kind and (groups) name, from the one row. */
+  private whereAbout(q: Q): ChannelLabel {
+    const row = this.channelRow(q);
+    return { channelId: row?.channelId ?? '', kind: row?.kind ?? 'private', name: row?.name ?? null };
   }
 
   // Administrators (REQ-54): read-only, whoever takes part; never a claim, never a read mark.
 
   /** History as an agent reads it, without the membership check; null when there is no channel. */
   adminHistory(afterSeq: number | null, limit: number, order: 'asc' | 'desc'): HistoryPage | null {
-    const row = this.channelRow(this.db);
-    return row ? this.historyPage(row.channelId, afterSeq, limit, order) : null;
+    return this.channelRow(this.db) ? this.historyPage(this.whereAbout(this.db), afterSeq, limit, order) : null;
   }
 
   /**
@@ -622,14 +759,29 @@ export class ChannelStore {
   }
 }
 
-export function messageView(channelId: string, m: typeof messages.$inferSelect): MessageView {
+interface ChannelLabel {
+  channelId: string;
+  kind: 'private' | 'group';
+  name: string | null;
+}
+
+export function messageView(where: ChannelLabel, m: typeof messages.$inferSelect): MessageView {
   return {
     message_id: m.messageId,
-    channel_id: channelId,
+    channel_id: where.channelId,
     sender_id: m.senderId,
+    sender_display_name: m.senderName,
+    channel_kind: where.kind,
+    group_name: where.kind === 'group' ? where.name : null,
     body: m.body,
     created_at: iso(m.createdAt),
     seq: m.seq,
     attachment: m.attachment ?? null,
+    reply_to: m.replyTo,
+    thread_id: m.threadId ?? m.messageId,
   };
+}
+
+function sentMessage(m: typeof messages.$inferSelect): SentMessage {
+  return { message_id: m.messageId, seq: m.seq, thread_id: m.threadId ?? m.messageId, reply_to: m.replyTo };
 }

@@ -1,11 +1,11 @@
 import { DurableObject } from 'cloudflare:workers';
-import { and, asc, eq, gt, inArray, lt, or, type SQL, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, inArray, isNotNull, lt, notLike, or, type SQL, sql } from 'drizzle-orm';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import migrations from '../../migrations/registry/migrations.js';
 import { ApiError } from '../../worker/contract/errors.js';
 import type { Limits } from '../../worker/contract/models.js';
 import type { Env } from '../../worker/env.js';
-import { issueApiKey, pepperOf } from '../../worker/lib/api-key.js';
+import { issueApiKey, pepperOf, TAGGED_HASH_PREFIX } from '../../worker/lib/api-key.js';
 import { digestsEqual, hashPassword, keyedHash, newId, randomToken } from '../../worker/lib/crypto.js';
 import { decodeCursor, encodeCursor } from '../../worker/lib/cursor.js';
 import { canonicalIp } from '../../worker/lib/ip.js';
@@ -37,6 +37,7 @@ export interface AgentView {
   agent_id: string;
   name: string;
   display_name: string;
+  description: string;
   host_id: string;
   enabled: boolean;
   last_access_at: string | null;
@@ -47,6 +48,7 @@ export interface DirectoryEntryView {
   agent_id: string;
   name: string;
   display_name: string;
+  description: string;
   last_access_at: string | null;
   host: { host_id: string; name: string; os: string };
 }
@@ -80,6 +82,7 @@ function agentView(row: typeof schema.agents.$inferSelect): AgentView {
     agent_id: row.agentId,
     name: row.name,
     display_name: row.displayName,
+    description: row.description,
     host_id: row.hostId,
     enabled: row.enabled,
     last_access_at: row.lastAccessAt,
@@ -287,19 +290,21 @@ export class RegistryDO extends DurableObject<Env> {
     name: string;
     host_id: string;
     display_name?: string;
+    description?: string;
     enabled?: boolean;
   }): Promise<{ agent: AgentView; api_key: string }> {
     this.requireHost(input.host_id, 'host_id');
     this.requireUniqueName(input.host_id, input.name);
     const agentId = newId('agt_');
-    const apiKey = issueApiKey(agentId);
+    const { key: apiKey, hash: keyHash } = await issueApiKey(agentId, pepperOf(this.env));
     const row = {
       agentId,
       name: input.name,
       displayName: input.display_name ?? input.name,
+      description: input.description ?? '',
       hostId: input.host_id,
       enabled: input.enabled ?? true,
-      keyHash: await keyedHash(pepperOf(this.env), apiKey),
+      keyHash,
       createdAt: iso(Date.now()),
       lastAccessAt: null,
       version: 1,
@@ -314,7 +319,7 @@ export class RegistryDO extends DurableObject<Env> {
 
   async updateAgent(
     agentId: string,
-    patch: { name?: string; host_id?: string; display_name?: string; enabled?: boolean },
+    patch: { name?: string; host_id?: string; display_name?: string; description?: string; enabled?: boolean },
   ): Promise<AgentView> {
     const existing = this.requireAgent(agentId);
     const hostId = patch.host_id ?? existing.hostId;
@@ -326,6 +331,7 @@ export class RegistryDO extends DurableObject<Env> {
       name,
       hostId,
       displayName: patch.display_name ?? existing.displayName,
+      description: patch.description ?? existing.description,
       enabled: patch.enabled ?? existing.enabled,
       version: existing.version + 1,
     };
@@ -339,8 +345,7 @@ export class RegistryDO extends DurableObject<Env> {
 
   async regenerateKey(agentId: string): Promise<string> {
     const existing = this.requireAgent(agentId);
-    const apiKey = issueApiKey(agentId);
-    const keyHash = await keyedHash(pepperOf(this.env), apiKey);
+    const { key: apiKey, hash: keyHash } = await issueApiKey(agentId, pepperOf(this.env));
     this.db.transaction((tx) => {
       tx.update(schema.agents)
         .set({ keyHash, version: existing.version + 1 })
@@ -350,6 +355,16 @@ export class RegistryDO extends DurableObject<Env> {
     });
     await this.drainSync();
     return apiKey;
+  }
+
+  /** Agents whose live key predates key tags (worker/lib/legacy-keys.ts); empty once all are regenerated. */
+  async legacyKeyAgents(): Promise<string[]> {
+    return this.db
+      .select({ agentId: schema.agents.agentId })
+      .from(schema.agents)
+      .where(and(isNotNull(schema.agents.keyHash), notLike(schema.agents.keyHash, `${TAGGED_HASH_PREFIX}%`)))
+      .all()
+      .map((row) => row.agentId);
   }
 
   async revokeKey(agentId: string): Promise<void> {
@@ -410,6 +425,7 @@ export class RegistryDO extends DurableObject<Env> {
         agent_id: agent.agentId,
         name: agent.name,
         display_name: agent.displayName,
+        description: agent.description,
         last_access_at: agent.lastAccessAt,
         host: { host_id: host.hostId, name: host.name, os: host.os },
       })),

@@ -15,6 +15,8 @@ export const agents = sqliteTable(
     agentId: text('agent_id').primaryKey(),
     name: text('name').notNull(),
     displayName: text('display_name').notNull(),
+    /** What the agent does, set by an administrator and shown to agents in the directory. */
+    description: text('description').notNull().default(''),
     hostId: text('host_id')
       .notNull()
       .references(() => hosts.hostId),

@@ -300,6 +300,17 @@ export class RetentionDO extends DurableObject<Env> {
     };
   }
 
+  /**
+   * Whether the catalog lists this channel (every channel registers here when it is created, see
+   * channel/attachments.ts): admin routes that take a channel or group ID ask this first, so an
+   * unknown ID is refused without opening, and so creating, a channel object.
+   */
+  async catalogHas(channelId: string): Promise<boolean> {
+    return (
+      this.db.select({ n: channels.n }).from(channels).where(eq(channels.channelId, channelId)).get() !== undefined
+    );
+  }
+
   /** A page of the catalog in creation order; `after` is the previous page's `next`. */
   async listCatalog(after: number, limit: number): Promise<{ channels: CatalogEntry[]; next: number | null }> {
     const rows = this.db

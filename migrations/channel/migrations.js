@@ -2,6 +2,7 @@ import m0000 from './0000_init.sql';
 import m0001 from './0001_groups.sql';
 import m0002 from './0002_files.sql';
 import m0003 from './0003_admin_catalog_report.sql';
+import m0004 from './0004_threads.sql';
 import journal from './meta/_journal.json';
 
 export default {
@@ -11,5 +12,6 @@ export default {
     m0001,
     m0002,
     m0003,
+    m0004,
   },
 };

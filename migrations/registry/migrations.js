@@ -1,5 +1,6 @@
 import m0000 from './0000_init.sql';
 import m0001 from './0001_throttle.sql';
+import m0002 from './0002_agent_description.sql';
 import journal from './meta/_journal.json';
 
 export default {
@@ -7,5 +8,6 @@ export default {
   migrations: {
     m0000,
     m0001,
+    m0002,
   },
 };

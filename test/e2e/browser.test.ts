@@ -110,6 +110,7 @@ describe('the console', () => {
     expect(await agentDialog.locator('select').count()).toBe(1); // the host, nothing else
     await agentDialog.getByLabel('Name', { exact: true }).fill('builder');
     await agentDialog.getByLabel('Display name').fill('The Builder');
+    await agentDialog.getByLabel('Description').fill('Builds and tests every branch.');
     await agentDialog.getByLabel('Host').selectOption({ label: 'build-box' });
     await agentDialog.getByRole('button', { name: 'Add agent' }).click();
 
@@ -125,6 +126,9 @@ describe('the console', () => {
     const me = await api(server, 'GET', '/me', { key: clipboard });
     expect(me.status).toBe(200);
     expect(me.body).toMatchObject({ name: 'builder', display_name: 'The Builder', host_id: host.host_id });
+    // The description set in the dialog is what agents read in the directory.
+    const directory = await api(server, 'GET', '/directory?name=builder', { key: clipboard });
+    expect(directory.body.agents[0]).toMatchObject({ name: 'builder', description: 'Builds and tests every branch.' });
 
     await keyDialog.getByRole('button', { name: 'Done' }).click();
     await page.getByRole('dialog', { name: 'New API key' }).waitFor({ state: 'hidden' });

@@ -140,7 +140,24 @@ describe('agent round trip', () => {
     const channel = inbox.json.channels[0].channel_id as string;
     const history = await runCli(['history', channel], as('bob'));
     expect(history.code).toBe(EXIT.ok);
-    expect(history.json.messages.map((m: { body: string }) => m.body)).toEqual(['hello bob', 'line one\nline two']);
+    // --stdin sends the body exactly as piped, its final newline included.
+    expect(history.json.messages.map((m: { body: string }) => m.body)).toEqual(['hello bob', 'line one\nline two\n']);
+
+    // Nothing left to claim: the same pipeline sends nothing and succeeds.
+    const empty = await runCli(['node "$CLI" claim --limit 10 | node "$CLI" ack'], { ...as('bob'), shell: true });
+    expect(empty.code, empty.stderr).toBe(EXIT.ok);
+    expect(empty.json).toEqual({ results: [] });
+  });
+
+  it('source_ip_denied shows the address the server saw', async () => {
+    const cookie = await adminLogin(server);
+    const elsewhere = await createHost(server, cookie, ['192.0.2.7']);
+    const remote = await createAgent(server, cookie, elsewhere.host_id, 'remote-cli');
+    const denied = await runCli(['me'], { env: { SWITCHBOARD_URL: server.url, SWITCHBOARD_API_KEY: remote.key } });
+    expect(denied.code).toBe(EXIT.request);
+    expect(denied.stderr).toMatch(/source_ip_denied \(HTTP 403\)/);
+    expect(denied.stderr).toMatch(/the server saw 127\.0\.0\.1/);
+    expect(JSON.parse(denied.stderr.split('\n')[1] as string).error.target).toBe('127.0.0.1');
   });
 
   it('ack with MESSAGE_ID:TOKEN words; a stale token is a per-item rejection (exit 4)', async () => {
@@ -164,6 +181,39 @@ describe('agent round trip', () => {
     expect(missing.stderr).toMatch(/not_found \(HTTP 404\)/);
     expect(JSON.parse(missing.stderr.split('\n')[1] as string).error.code).toBe('not_found');
     expectNoStack(missing.stderr);
+  });
+
+  it('threads: send --reply-to, claim shows the thread and the names, history --thread-id filters', async () => {
+    const root = await runCli(['send', '--to', bob.agent.agent_id, 'which branch?'], as('alice'));
+    const rootId = root.json.results[0].message_id as string;
+    expect(root.json.results[0]).toMatchObject({ status: 'sent', thread_id: rootId, reply_to: null });
+    await runCli(['send', '--to', bob.agent.agent_id, 'unrelated'], as('alice'));
+    const answer = await runCli(['send', '--to', alice.agent.agent_id, '--reply-to', rootId, 'main'], as('bob'));
+    expect(answer.code, answer.stderr).toBe(EXIT.ok);
+    expect(answer.json.results[0]).toMatchObject({ status: 'sent', reply_to: rootId, thread_id: rootId });
+
+    const claim = await runCli(['claim', '--order', 'newest'], as('alice'));
+    expect(claim.json.claims[0].message).toMatchObject({
+      body: 'main',
+      reply_to: rootId,
+      thread_id: rootId,
+      sender_display_name: 'bob',
+      channel_kind: 'private',
+      group_name: null,
+    });
+    const channel = answer.json.results[0].channel_id as string;
+    const thread = await runCli(['history', channel, '--thread-id', rootId], as('alice'));
+    expect(thread.json.messages.map((m: { body: string }) => m.body)).toEqual(['which branch?', 'main']);
+
+    // A reply_to of no message in that channel: a clear error, exit 3, nothing sent.
+    const bad = await runCli(
+      ['send', '--to', bob.agent.agent_id, '--reply-to', `${rootId.slice(0, -4)}AAAA`, 'lost'],
+      as('alice'),
+    );
+    expect(bad.code).toBe(EXIT.request);
+    expect(bad.stderr).toMatch(/reply_to_not_found \(HTTP 400\)/);
+    const after = await runCli(['history', channel, '--order', 'desc', '--limit', '1'], as('alice'));
+    expect(after.json.messages[0].body).toBe('main');
   });
 });
 
@@ -191,5 +241,17 @@ describe.runIf(downloadOp !== undefined)('files', () => {
       size: bytes.length,
       sha256: createHash('sha256').update(bytes).digest('hex'),
     });
+  });
+
+  it('send --file with no body sends the file alone', async () => {
+    const folder = tempDir('switchboard-cli-files-');
+    const source = join(folder, 'alone.txt');
+    writeFileSync(source, 'just the file\n');
+    const sent = await runCli(['send', '--to', bob.agent.agent_id, '--file', source], as('alice'));
+    expect(sent.code, sent.stderr).toBe(EXIT.ok);
+    expect(sent.json.results[0].status).toBe('sent');
+    const channel = sent.json.results[0].channel_id as string;
+    const history = await runCli(['history', channel, '--order', 'desc', '--limit', '1'], as('bob'));
+    expect(history.json.messages[0]).toMatchObject({ body: '', attachment: { filename: 'alone.txt', size: 14 } });
   });
 });

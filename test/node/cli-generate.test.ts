@@ -47,10 +47,27 @@ describe('generated CLI commands: options from the zod schemas', () => {
     expect(run.requests[0]?.values.urgent).toBe(false);
   });
 
-  it('reads the stdin field with --stdin, dropping one trailing newline', async () => {
+  it('reads the stdin field with --stdin exactly as given, trailing newlines included', async () => {
     const run = await parse(['things', 'poke', 'thg_1', '--to', 'agt_a', '--stdin'], { stdin: 'line 1\nline 2\n\n' });
     expect(run.code).toBe(EXIT.ok);
-    expect(run.requests[0]?.values.text).toBe('line 1\nline 2\n');
+    expect(run.requests[0]?.values.text).toBe('line 1\nline 2\n\n');
+  });
+
+  it('--file without a text sends an empty text (a file alone is a message)', async () => {
+    const run = await parse(['things', 'poke', 'thg_1', '--to', 'agt_a', '--file', 'notes.txt']);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(EXIT.ok);
+    expect(run.requests[0]?.values.text).toBe('');
+    expect(run.requests[0]?.filePath).toBe('notes.txt');
+  });
+
+  it('items from stdin: none (an empty claim, or nothing at all) sends nothing and exits 0', async () => {
+    for (const stdin of ['{"claims":[]}', '', '\n']) {
+      const run = await parse(['pairs'], { stdin });
+      expect(run.code, JSON.stringify(stdin)).toBe(EXIT.ok);
+      expect(run.requests, JSON.stringify(stdin)).toHaveLength(0);
+      expect(JSON.parse(run.stdout)).toEqual({ results: [] });
+    }
   });
 
   it('refuses text and --stdin together', async () => {
@@ -105,12 +122,12 @@ describe('generated CLI commands: options from the zod schemas', () => {
     ]);
   });
 
-  it('reads stdin for "-" even on a terminal, and refuses an empty claim list', async () => {
+  it('reads stdin for "-" even on a terminal, and wants words or a pipe on a terminal', async () => {
     const dash = await parse(['pairs', '-'], { stdin: '{"acks":[{"message_id":"m","claim_token":"t"}]}', tty: true });
     expect(dash.requests[0]?.values.acks).toEqual([{ message_id: 'm', claim_token: 't' }]);
-    const empty = await parse(['pairs'], { stdin: '{"claims":[]}' });
-    expect(empty.code).toBe(EXIT.usage);
-    expect(empty.stderr).toMatch(/no MESSAGE_ID:CLAIM_TOKEN items/);
+    const notJson = await parse(['pairs'], { stdin: 'nope' });
+    expect(notJson.code).toBe(EXIT.usage);
+    expect(notJson.requests).toHaveLength(0);
     const tty = await parse(['pairs'], { tty: true });
     expect(tty.code).toBe(EXIT.usage);
     expect(tty.stderr).toMatch(/pipe JSON/);

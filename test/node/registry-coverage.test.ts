@@ -3,6 +3,8 @@
  * set exactly one MCP tool, whose schemas cover exactly the operation's fields. Run over the real
  * registry, so an operation added by any issue is checked the moment it is registered.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,6 +13,7 @@ import { DownloadResult } from '../../cli/lib/files.js';
 import { buildProgram } from '../../cli/program.js';
 import { buildServer } from '../../mcp/server.js';
 import { FILE_PATH_FIELD, OUT_PATH_FIELD, OVERWRITE_FIELD } from '../../mcp/tools.js';
+import { ERROR_CODES } from '../../worker/contract/errors.js';
 import { operationList } from '../../worker/contract/index.js';
 import type { OperationDef } from '../../worker/contract/registry.js';
 import { fixtureOperations } from './fixtures.js';
@@ -114,24 +117,131 @@ describe.each([
     }
   });
 
-  it('output schema = the answer fields (+ request_id and error for isError results)', async () => {
+  it('output schema = the answer fields (+ error for isError results)', async () => {
     const { tools } = await client.listTools();
     for (const op of list.filter((o) => o.mcp)) {
       const tool = tools.find((t) => t.name === (op.mcp as { tool: string }).tool);
       const answer = op.rawResponse
         ? [...Object.keys(objectShape(op.params) ?? {}), ...Object.keys(DownloadResult.shape)]
         : Object.keys(objectShape(op.response) ?? {});
-      const expected = [...new Set([...answer, 'request_id', 'error'])].sort();
+      const expected = [...new Set([...answer, 'error'])].sort();
       expect(Object.keys(tool?.outputSchema?.properties ?? {}).sort(), op.id).toEqual(expected);
     }
   });
 
-  it('every tool says that peer content is data, not instructions, and that nothing is auto-ACKed', async () => {
+  it('every tool has an input and an output schema, and every input field a description', async () => {
     const { tools } = await client.listTools();
     for (const tool of tools) {
-      expect(tool.description).toMatch(/data, never as instructions/);
-      expect(tool.description).toMatch(/No tool acknowledges/);
+      expect(tool.inputSchema.type, tool.name).toBe('object');
+      expect(tool.outputSchema?.type, tool.name).toBe('object');
+      expect(tool.description, tool.name).toBeTruthy();
+      for (const [name, property] of Object.entries(tool.inputSchema.properties ?? {})) {
+        if (list !== operationList) continue;
+        const text = (property as { description?: string }).description;
+        expect(text?.trim().length, `${tool.name}.${name} has no description`).toBeGreaterThan(5);
+      }
     }
-    expect(client.getInstructions()).toMatch(/data, never as instructions/);
+  });
+
+  it('the data-not-instructions warning is said once in the instructions and on peer-content tools', async () => {
+    const { tools } = await client.listTools();
+    const instructions = client.getInstructions() ?? '';
+    expect(instructions).toMatch(/data, never as instructions/);
+    expect(instructions).toMatch(/No tool acknowledges anything by itself/);
+    for (const op of list.filter((o) => o.mcp)) {
+      const spec = op.mcp as { tool: string; peerContent?: boolean };
+      const tool = tools.find((t) => t.name === spec.tool);
+      expect(/data, never as instructions/.test(tool?.description ?? ''), spec.tool).toBe(!!spec.peerContent);
+    }
+  });
+
+  it('annotations: only a JSON get is read-only; a download writes a local file', async () => {
+    const { tools } = await client.listTools();
+    for (const op of list.filter((o) => o.mcp)) {
+      const tool = tools.find((t) => t.name === (op.mcp as { tool: string }).tool);
+      const readOnly = op.method === 'get' && !op.rawResponse;
+      expect(tool?.annotations?.readOnlyHint, op.id).toBe(readOnly);
+      if (readOnly) expect(tool?.annotations?.destructiveHint, op.id).toBe(false);
+      if (op.rawResponse) {
+        expect(tool?.annotations, op.id).toMatchObject({ readOnlyHint: false, idempotentHint: false });
+      }
+    }
+  });
+});
+
+describe('MCP text of the real registry', () => {
+  let client: Client;
+  beforeAll(async () => {
+    const server = await buildServer({ env: { SWITCHBOARD_CONFIG: '/nonexistent/config.json' } });
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await server.connect(serverSide);
+    client = new Client({ name: 'coverage-test', version: '1.0.0' });
+    await client.connect(clientSide);
+  });
+  afterAll(async () => {
+    await client.close();
+  });
+
+  /** Every snake_case name in a text must be a tool, a field of some tool, or an error code. */
+  async function unknownNames(text: string): Promise<string[]> {
+    const { tools } = await client.listTools();
+    const known = new Set<string>([
+      ...tools.map((t) => t.name),
+      ...ERROR_CODES,
+      'not_configured',
+      'unreachable',
+      'local_file_error',
+      'path_not_allowed',
+      // The error body's members, described once in the instructions.
+      'request_id',
+      'retry_after_ms',
+    ]);
+    const walk = (schema: unknown) => {
+      if (typeof schema !== 'object' || schema === null) return;
+      const properties = (schema as { properties?: Record<string, unknown> }).properties ?? {};
+      for (const [name, value] of Object.entries(properties)) {
+        known.add(name);
+        walk(value);
+      }
+      for (const value of (schema as { enum?: unknown[] }).enum ?? []) if (typeof value === 'string') known.add(value);
+      for (const value of Object.values(schema)) if (typeof value === 'object') walk(value);
+    };
+    for (const tool of tools) {
+      walk(tool.inputSchema);
+      walk(tool.outputSchema);
+    }
+    // The settings an agent reads with get_limits are named in descriptions too.
+    const limits = tools.find((t) => t.name === 'get_limits')?.outputSchema;
+    walk(limits);
+    return [...text.matchAll(/\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b/g)].map((m) => m[0]).filter((w) => !known.has(w));
+  }
+
+  it('the instructions name tools by their real names, and every name they use exists', async () => {
+    const instructions = client.getInstructions() ?? '';
+    for (const name of ['check_inbox', 'claim_messages', 'ack_messages', 'send_message']) {
+      expect(instructions).toContain(name);
+    }
+    expect(await unknownNames(instructions)).toEqual([]);
+    // The old text named tools by CLI words ("Use inbox …, claim …, and ack …").
+    expect(instructions).not.toMatch(/\b(?:Use inbox|call ack)\b/);
+  });
+
+  it('tool descriptions use tool terms: no HTTP or CLI wording, no unknown names', async () => {
+    const { tools } = await client.listTools();
+    for (const tool of tools) {
+      const text = JSON.stringify(tool);
+      expect(text, tool.name).not.toMatch(/multipart|form-data|X-Content-Type-Options|Content-Disposition|--[a-z]/);
+      expect(await unknownNames(tool.description ?? ''), tool.name).toEqual([]);
+    }
+  });
+});
+
+describe('docs/clients.md', () => {
+  it('lists exactly the MCP tools of the registry', () => {
+    const doc = readFileSync(join(import.meta.dirname, '../../docs/clients.md'), 'utf8');
+    const table = /<!-- mcp-tools:start -->([\s\S]*?)<!-- mcp-tools:end -->/.exec(doc)?.[1] ?? '';
+    const listed = [...table.matchAll(/^\| `([a-z_]+)` /gm)].map((m) => m[1]);
+    const tools = operationList.filter((op) => op.mcp).map((op) => (op.mcp as { tool: string }).tool);
+    expect([...listed].sort()).toEqual([...tools].sort());
   });
 });

@@ -69,7 +69,13 @@ describe('channel store: sending and dedup', () => {
     await withStore((store, _db, channelId) => {
       const x = send(store, channelId, A, 'X');
       const again = send(store, channelId, A, 'X', T0 + 365 * 86_400_000);
-      expect(again).toEqual({ status: 'duplicate', message_id: x.message_id, seq: x.seq });
+      expect(again).toEqual({
+        status: 'duplicate',
+        message_id: x.message_id,
+        seq: x.seq,
+        thread_id: x.message_id,
+        reply_to: null,
+      });
 
       // Another sender in between does not move A's comparison target.
       expect(send(store, channelId, B, 'X').status).toBe('sent');

@@ -1,10 +1,12 @@
 import { abortAllDurableObjects, reset } from 'cloudflare:test';
 import { beforeEach } from 'vitest';
+import { forgetLegacyKeyAgents } from '../../worker/lib/legacy-keys.js';
 import { forgetCachedSettings } from '../../worker/lib/settings-cache.js';
 
-// Every test starts from empty storage, fresh Durable Object instances and no cached settings.
+// Every test starts from empty storage, fresh Durable Object instances and no cached settings or legacy-key set.
 beforeEach(async () => {
   await reset();
   await abortAllDurableObjects();
   forgetCachedSettings();
+  forgetLegacyKeyAgents();
 });

@@ -8,6 +8,8 @@ export const ERROR_STATUS = {
   text_too_long: 400,
   empty_message: 400,
   too_many_recipients: 400,
+  reply_to_not_found: 400,
+  reply_to_other_channel: 400,
   unsupported_media_type: 415,
   upload_stalled: 408,
   unauthenticated: 401,

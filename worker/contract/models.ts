@@ -96,6 +96,7 @@ export const Agent = z
     agent_id: AgentId,
     name: z.string(),
     display_name: z.string(),
+    description: z.string().openapi({ description: 'What the agent does (set by an administrator; may be empty).' }),
     host_id: HostId,
     enabled: z.boolean(),
     last_access_at: NullableTimestamp,
@@ -113,6 +114,11 @@ export const AgentInput = z.object({
   name: AgentName,
   host_id: HostId,
   display_name: z.string().min(1).max(100).optional(),
+  description: z
+    .string()
+    .max(2000)
+    .optional()
+    .openapi({ description: 'What the agent does, shown to agents in the directory (empty: none).' }),
   enabled: z.boolean().optional(),
 });
 
@@ -161,19 +167,56 @@ export const Attachment = z
   })
   .openapi('Attachment');
 
+export const ChannelKind = z.enum(['private', 'group']);
+
 export const Message = z
   .object({
     message_id: MessageId,
     channel_id: ChannelId,
     sender_id: AgentId,
+    sender_display_name: z.string().openapi({
+      description: "The sender's display name when it sent the message (the directory has the current one).",
+    }),
+    channel_kind: ChannelKind,
+    group_name: z.string().nullable().openapi({ description: 'Group channels: the group name; null otherwise.' }),
     body: z.string(),
     created_at: Timestamp,
     seq: z.number().int().positive(),
     attachment: Attachment.nullable(),
+    reply_to: MessageId.nullable().openapi({
+      description:
+        'The message of this channel this one answers (it may have been deleted by retention since); null: none.',
+    }),
+    thread_id: MessageId.openapi({
+      description:
+        "The thread: its root message's ID (this message's own ID when it answers nothing). It stays when the root is deleted.",
+    }),
   })
   .openapi('Message');
 
-export const ChannelKind = z.enum(['private', 'group']);
+/** The optional reply_to of every send (JSON body or multipart metadata). */
+export const ReplyTo = MessageId.optional().openapi({
+  description:
+    'Answer this message (a message_id of the same channel, from claim or history): the new message joins its ' +
+    'thread. Allowed when retention has deleted it (reply_to_purged: true); refused with reply_to_not_found or ' +
+    'reply_to_other_channel otherwise, and then nothing is sent.',
+});
+
+/** What a send answers about the threading of the message it names (sent: the new one; duplicate: the retained one). */
+export const SentThread = {
+  thread_id: MessageId.optional().openapi({ description: 'sent/duplicate: the thread of message_id.' }),
+  reply_to: MessageId.nullable()
+    .optional()
+    .openapi({
+      description:
+        'sent/duplicate: what message_id answers. A duplicate is the retained message, whose reply_to may differ ' +
+        'from the one sent (reply_to is not compared for duplicates).',
+    }),
+  reply_to_purged: z.boolean().optional().openapi({
+    description:
+      'sent with reply_to: true when retention had already deleted the replied-to message (the thread ID stays).',
+  }),
+};
 
 export const Capabilities = z.array(z.string());
 

@@ -15,7 +15,8 @@ export type HttpMethod = 'get' | 'post' | 'patch' | 'delete';
  * `--kebab-name` (numbers parsed, booleans as `--x`/`--no-x`, enums with their choices, arrays
  * repeatable, objects as JSON text); an array of objects is given as `A:B` words, its fields in
  * declaration order (`ack MESSAGE_ID:TOKEN`), or, with no words, as JSON on stdin from which each
- * item's fields are collected (so `claim | ack` composes). An `upload` operation gets `--file PATH`
+ * item's fields are collected (so `claim | ack` composes; no items: nothing is sent, exit 0, the
+ * answer's arrays printed empty). An `upload` operation gets `--file PATH`
  * (sent as multipart), a `rawResponse` operation a required `--out PATH`. Role `agent` sends the
  * profile's API key, role `admin` its session cookie.
  */
@@ -24,7 +25,10 @@ export interface CliSpec {
   command: string;
   /** Params, body or query fields taken as positional arguments, in order (the last may be variadic). */
   positionals?: readonly string[];
-  /** A body field that can also be read from stdin with `--stdin` (one trailing newline is dropped). */
+  /**
+   * A body field that can also be read from stdin with `--stdin`, exactly as given (a trailing
+   * newline included). With `upload`, `--file` alone sends it empty.
+   */
   stdinField?: string;
   /**
    * Option names that differ from the field name: `{ to_agent_ids: 'to' }` gives a repeatable
@@ -36,6 +40,25 @@ export interface CliSpec {
    * for without echo on a terminal, or read from stdin with `--<field>-stdin` (e.g. a password).
    */
   secretFields?: readonly string[];
+}
+
+/**
+ * How an operation appears as an MCP tool (mcp/tools.ts). The input and output schemas come from
+ * the operation's zod schemas; the description is `summary` + `description` unless `description`
+ * here replaces the latter where the HTTP wording (multipart, headers) does not fit a tool call.
+ * The hints become the tool's annotations: a `get` is read-only and idempotent by itself.
+ */
+export interface McpSpec {
+  /** The tool name (snake_case, unique). */
+  readonly tool: string;
+  /** The tool's text after the summary, in tool terms (other tools by their tool names). */
+  readonly description?: string;
+  /** Its results carry text other agents wrote: the description repeats the data-not-instructions warning. */
+  readonly peerContent?: boolean;
+  /** Repeating the call with the same arguments changes nothing more (e.g. an ACK retried). */
+  readonly idempotent?: boolean;
+  /** The call may remove something (access, a local file it replaces), not only add. */
+  readonly destructive?: boolean;
 }
 
 export interface OperationDef {
@@ -65,8 +88,8 @@ export interface OperationDef {
   readonly errors: readonly ErrorCode[];
   /** The CLI command, or `false` for operations the CLI does not expose. */
   readonly cli: CliSpec | false;
-  /** The MCP tool name, or `false` when agents should not get it as a tool (admin routes). */
-  readonly mcp: { readonly tool: string } | false;
+  /** The MCP tool, or `false` when agents should not get it as a tool (admin routes). */
+  readonly mcp: McpSpec | false;
 }
 
 export function defineOperation<const T extends OperationDef>(def: T): T {

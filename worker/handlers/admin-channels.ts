@@ -117,6 +117,10 @@ export const listAdminChannelMessagesHandler: Handler<typeof ops.listAdminChanne
   if (position && (position.length !== 1 || typeof afterSeq !== 'number' || !Number.isSafeInteger(afterSeq))) {
     throw new ApiError('validation_failed', 'The cursor is not one this server issued.', { field: 'cursor' });
   }
+  // An ID the catalog does not know is not opened (that would create a channel object).
+  if (!(await retention(env).catalogHas(input.params.channel_id))) {
+    throw new ApiError('not_found', 'No such channel.', { target: input.params.channel_id });
+  }
   const stub = channel(env, input.params.channel_id);
   const [summary, page] = await Promise.all([
     stub.adminSummary({ participants: [] }),

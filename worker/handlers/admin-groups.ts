@@ -2,6 +2,7 @@
 import { ApiError } from '../contract/errors.js';
 import type { adminListGroups, dissolveGroup, reassignGroupOwner } from '../contract/operations/groups.js';
 import type { Env } from '../env.js';
+import { retention } from '../files/retention.js';
 import { pageSize } from '../lib/cursor.js';
 import { currentSettings, registry } from '../lib/settings-cache.js';
 import { groupChannel } from './groups.js';
@@ -17,7 +18,18 @@ export const adminListGroupsHandler: Handler<typeof adminListGroups> = async ({ 
   return catalog(env).list({ owner, participant }, cursor, pageSize(limit, limits.max_page_size));
 };
 
+/**
+ * Every group registers in the retention catalog when it is created: an ID the catalog does not
+ * know is refused as the group would refuse it, without opening (and so creating) a channel object.
+ */
+async function requireCataloged(env: Env, groupId: string): Promise<void> {
+  if (!(await retention(env).catalogHas(groupId))) {
+    throw new ApiError('not_found', 'No such group.', { target: groupId });
+  }
+}
+
 export const reassignGroupOwnerHandler: Handler<typeof reassignGroupOwner> = async ({ env, input }) => {
+  await requireCataloged(env, input.params.group_id);
   const target = await registry(env).getAgent(input.body.agent_id);
   if (target && !target.enabled) {
     throw new ApiError('agent_disabled', 'A disabled account cannot become a group owner; enable it first.', {
@@ -31,6 +43,7 @@ export const reassignGroupOwnerHandler: Handler<typeof reassignGroupOwner> = asy
 };
 
 export const dissolveGroupHandler: Handler<typeof dissolveGroup> = async ({ env, input }) => {
+  await requireCataloged(env, input.params.group_id);
   await groupChannel(env, input.params.group_id).dissolve(input.params.group_id);
   return { group_id: input.params.group_id, status: 'dissolved' as const };
 };

@@ -5,6 +5,7 @@ import { channelOfFileId } from '../files/file-id.js';
 import { decodeCursor, encodeCursor, pageSize } from '../lib/cursor.js';
 import { currentSettings } from '../lib/settings-cache.js';
 import { contentDisposition } from '../uploads/disposition.js';
+import { isKnownChannel } from './channel-access.js';
 import type { Handler } from './types.js';
 
 function channel(env: Env, channelId: string) {
@@ -13,7 +14,7 @@ function channel(env: Env, channelId: string) {
 
 const notFound = (what: string) => new ApiError('not_found', `No such ${what}.`);
 
-export const listChannelFilesHandler: Handler<typeof ops.listChannelFiles> = async ({ env, input, agent }) => {
+export const listChannelFilesHandler: Handler<typeof ops.listChannelFiles> = async ({ env, input, agent, c }) => {
   const { limits } = await currentSettings(env);
   const { cursor, limit, order } = input.query;
   const after = decodeCursor(cursor);
@@ -21,6 +22,8 @@ export const listChannelFilesHandler: Handler<typeof ops.listChannelFiles> = asy
   if (afterSeq !== null && !Number.isInteger(afterSeq)) {
     throw new ApiError('validation_failed', 'The cursor is not one this server issued.', { field: 'cursor' });
   }
+  // A channel the agent was never in is not opened (that would create it): not_found, as it would say.
+  if (!(await isKnownChannel(c, env, agent.agent_id, input.params.channel_id))) throw notFound('channel');
   const page = await channel(env, input.params.channel_id).listFiles(
     agent.agent_id,
     afterSeq,
@@ -36,9 +39,9 @@ export const listChannelFilesHandler: Handler<typeof ops.listChannelFiles> = asy
  * left, or an agent never in the channel, gets not_found, as for a file that does not exist).
  * The bytes stream from R2; the answer never lets a browser sniff or render them inline.
  */
-export const downloadFileHandler: Handler<typeof ops.downloadFile> = async ({ env, input, agent }) => {
+export const downloadFileHandler: Handler<typeof ops.downloadFile> = async ({ env, input, agent, c }) => {
   const channelId = channelOfFileId(input.params.file_id);
-  if (!channelId) throw notFound('file');
+  if (!channelId || !(await isKnownChannel(c, env, agent.agent_id, channelId))) throw notFound('file');
   const stored = await channel(env, channelId).fileForDownload(agent.agent_id, input.params.file_id);
   if (!stored) throw notFound('file');
   const object = await env.FILES.get(stored.key);

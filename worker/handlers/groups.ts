@@ -4,6 +4,7 @@
  * registry, pick the channel and shape the answers.
  */
 import type { z } from '@hono/zod-openapi';
+import type { Context } from 'hono';
 import { ApiError, type ErrorCode } from '../contract/errors.js';
 import {
   type createGroup,
@@ -17,13 +18,15 @@ import {
   type sendGroupMessage,
 } from '../contract/operations/groups.js';
 import { collapseTargets, validateContent } from '../domain/content.js';
-import type { GroupView, InvitationOutcome } from '../domain/groups.js';
+import { GROUP_ACCESS, type GroupAction, type GroupView, type InvitationOutcome } from '../domain/groups.js';
+import { requireReplyInChannel } from '../domain/threads.js';
 import type { Env } from '../env.js';
 import { newId } from '../lib/crypto.js';
 import { currentSettings, registry } from '../lib/settings-cache.js';
+import { isKnownChannel } from './channel-access.js';
 import { agentIndex } from './messaging/stubs.js';
 import { readSendRequest } from './messaging/upload.js';
-import type { Handler } from './types.js';
+import type { AppEnv, Handler } from './types.js';
 
 type Result = z.infer<typeof InvitationResult>;
 
@@ -36,6 +39,28 @@ const REJECTION_TEXT: Partial<Record<ErrorCode, string>> = {
 
 export function groupChannel(env: Env, groupId: string) {
   return env.CHANNEL.get(env.CHANNEL.idFromName(groupId));
+}
+
+const STRANGER_TEXT: Partial<Record<ErrorCode, string>> = {
+  not_found: 'No such group.',
+  not_invited: 'You have no pending invitation to this group; knowing its ID is not enough.',
+};
+
+/**
+ * A group the agent's index does not know is one it is a stranger to (or that does not exist):
+ * answered here with the stranger's verdict of the authorization matrix, exactly what the group
+ * would answer, without opening its object (which would create it). See channel-access.ts.
+ */
+async function requireKnownGroup(
+  c: Context<AppEnv>,
+  env: Env,
+  agentId: string,
+  groupId: string,
+  action: GroupAction,
+): Promise<void> {
+  if (await isKnownChannel(c, env, agentId, groupId)) return;
+  const code = GROUP_ACCESS[action].stranger as ErrorCode;
+  throw new ApiError(code, STRANGER_TEXT[code] ?? 'Not allowed.', { target: groupId });
 }
 
 /** What the registry knows about each target (absent: unknown), in one registry call. */
@@ -110,13 +135,15 @@ export const createGroupHandler: Handler<typeof createGroup> = async ({ env, inp
   return { group: created.group, results: results(created.outcomes, limits.max_group_members) };
 };
 
-export const getGroupHandler: Handler<typeof getGroup> = async ({ env, input, agent }) => {
+export const getGroupHandler: Handler<typeof getGroup> = async ({ env, input, agent, c }) => {
+  await requireKnownGroup(c, env, agent.agent_id, input.params.group_id, 'view');
   const view = await groupChannel(env, input.params.group_id).groupView(agent.agent_id);
   if (!view) throw new ApiError('not_found', 'No such group.', { target: input.params.group_id });
   return { group: view.group };
 };
 
-export const inviteToGroupHandler: Handler<typeof inviteToGroup> = async ({ env, input, agent }) => {
+export const inviteToGroupHandler: Handler<typeof inviteToGroup> = async ({ env, input, agent, c }) => {
+  await requireKnownGroup(c, env, agent.agent_id, input.params.group_id, 'invite');
   const { limits } = await currentSettings(env);
   const targets = collapseTargets(input.body.agent_ids);
   checkInviteeCount(targets, 'agent_ids', limits.max_recipients);
@@ -130,11 +157,13 @@ export const inviteToGroupHandler: Handler<typeof inviteToGroup> = async ({ env,
   return { results: results(outcomes, limits.max_group_members) };
 };
 
-export const joinGroupHandler: Handler<typeof joinGroup> = async ({ env, input, agent }) => ({
-  group: await groupChannel(env, input.params.group_id).join(input.params.group_id, agent.agent_id),
-});
+export const joinGroupHandler: Handler<typeof joinGroup> = async ({ env, input, agent, c }) => {
+  await requireKnownGroup(c, env, agent.agent_id, input.params.group_id, 'join');
+  return { group: await groupChannel(env, input.params.group_id).join(input.params.group_id, agent.agent_id) };
+};
 
-export const leaveGroupHandler: Handler<typeof leaveGroup> = async ({ env, input, agent }) => {
+export const leaveGroupHandler: Handler<typeof leaveGroup> = async ({ env, input, agent, c }) => {
+  await requireKnownGroup(c, env, agent.agent_id, input.params.group_id, 'leave');
   await groupChannel(env, input.params.group_id).leave(input.params.group_id, agent.agent_id);
   return { group_id: input.params.group_id, status: 'left' as const };
 };
@@ -146,22 +175,39 @@ export const sendGroupMessageHandler: Handler<typeof sendGroupMessage> = async (
   c,
   requestId,
 }) => {
+  await requireKnownGroup(c, env, agent.agent_id, input.params.group_id, 'send');
   const { limits } = await currentSettings(env);
   // Multipart: checked as soon as the metadata arrives, before the file is staged.
-  const upload = await readSendRequest(c, SendGroupMessageBody, input.body, (early) =>
-    validateContent(early.body, true, limits.max_body_code_points),
-  );
+  const replyCheck = (replyTo: string | undefined) => {
+    if (replyTo !== undefined) requireReplyInChannel(replyTo, input.params.group_id);
+  };
+  const upload = await readSendRequest(c, SendGroupMessageBody, input.body, (early) => {
+    validateContent(early.body, true, limits.max_body_code_points);
+    replyCheck(early.reply_to);
+  });
   try {
     validateContent(upload.body.body, upload.file !== null, limits.max_body_code_points);
+    const replyTo = upload.body.reply_to;
+    replyCheck(replyTo);
     const outcome = await groupChannel(env, input.params.group_id).sendGroup({
       group_id: input.params.group_id,
       sender_id: agent.agent_id,
+      sender_name: agent.display_name,
+      ...(replyTo !== undefined && { reply_to: replyTo }),
       content: { body: upload.body.body, attachment: null },
       max_messages: limits.max_messages_per_channel,
       max_files: limits.max_files_per_channel,
       ...(upload.file && { file: upload.file }),
     });
-    return { request_id: requestId, status: outcome.status, message_id: outcome.message_id };
+    return {
+      request_id: requestId,
+      status: outcome.status,
+      message_id: outcome.message_id,
+      thread_id: outcome.thread_id,
+      reply_to: outcome.reply_to,
+      ...(outcome.status === 'sent' &&
+        outcome.reply_to_purged !== undefined && { reply_to_purged: outcome.reply_to_purged }),
+    };
   } finally {
     // The group message has its own copy by now (or failed): the staged upload goes.
     await upload.release();

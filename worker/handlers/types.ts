@@ -23,6 +23,8 @@ export interface AppVariables {
   clientIp: string;
   agent?: AuthedAgent;
   admin?: AdminPrincipal;
+  /** Agent routes: the channel/group IDs named in the path or query, and whether the agent's index knows each. */
+  channelAccess?: ReadonlyMap<string, boolean>;
 }
 
 export type AppEnv = { Bindings: Env; Variables: AppVariables };

@@ -1,32 +1,65 @@
+import type { Context } from 'hono';
 import { getCookie } from 'hono/cookie';
 import { createMiddleware } from 'hono/factory';
 import { ApiError } from '../contract/errors.js';
+import { channelOfFileId } from '../files/file-id.js';
 import type { AppEnv } from '../handlers/types.js';
-import { agentIdOfKey, pepperOf } from '../lib/api-key.js';
+import { hasValidTag, parseApiKey, pepperOf, storedKeyHash } from '../lib/api-key.js';
 import { keyedHash } from '../lib/crypto.js';
+import { legacyKeyAgents } from '../lib/legacy-keys.js';
 import { registry } from '../lib/settings-cache.js';
 
 export const SESSION_COOKIE = 'switchboard_session';
 
 const UNAUTHENTICATED = 'Missing, unknown or revoked API key, or disabled agent.';
 
+/** The channel or group IDs a request names in its path or query (at most three). */
+function namedChannels(c: Context<AppEnv>): string[] {
+  const fileId = c.req.param('file_id');
+  const ids = [
+    c.req.param('channel_id'),
+    c.req.param('group_id'),
+    fileId === undefined ? undefined : channelOfFileId(fileId),
+    c.req.query('channel_id'),
+  ];
+  return [...new Set(ids.filter((id): id is string => typeof id === 'string' && id.length > 0 && id.length <= 128))];
+}
+
 /**
- * Agent routes: the bearer key and the client address, both required. The key names its agent,
- * so the check is one call to that agent's Durable Object; a malformed key is checked against a
- * placeholder object so that every key failure costs the same and answers the same body.
+ * Agent routes: the bearer key and the client address, both required.
+ *
+ * A key must carry the tag only this server can make (api-key.ts) before any Durable Object is
+ * touched: an unknown agent ID and a wrong secret fail alike, with one HMAC and one look at the
+ * cached legacy set, and create no storage. A tagged (or legacy) key then goes to its agent's own
+ * Durable Object, which holds the live hash, the enabled flag and the host addresses, so a revoked
+ * key or a disabled agent fails at once. The same call checks the channel/group IDs that the
+ * request names against the agent's index (`channelAccess`), so that handlers never open a
+ * channel the agent has never been in (see worker/handlers/channel-access.ts).
  */
 export const requireAgent = createMiddleware<AppEnv>(async (c, next) => {
   const header = c.req.header('authorization') ?? '';
-  const key = /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1] ?? '';
-  const agentId = agentIdOfKey(key) ?? 'agt_placeholder';
-  const keyHash = await keyedHash(pepperOf(c.env), key);
-  const stub = c.env.AGENT.get(c.env.AGENT.idFromName(agentId));
-  const result = await stub.authenticate(keyHash, c.get('clientIp'));
+  const parsed = parseApiKey(/^Bearer\s+(\S+)\s*$/i.exec(header)?.[1] ?? '');
+  const pepper = pepperOf(c.env);
+  const tagged = await hasValidTag(pepper, parsed);
+  // Looked up for every untagged key, known agent or not, so that both cost the same.
+  const legacy = !tagged && (await legacyKeyAgents(c.env)).has(parsed?.agentId ?? '');
+  if (!parsed || !(tagged || legacy)) throw new ApiError('unauthenticated', UNAUTHENTICATED);
+  const keyHash = await storedKeyHash(pepper, parsed.key, tagged);
+  const stub = c.env.AGENT.get(c.env.AGENT.idFromName(parsed.agentId));
+  const channelIds = namedChannels(c);
+  const result = await stub.authenticate(keyHash, c.get('clientIp'), channelIds);
   if (result.status === 'unauthenticated') throw new ApiError('unauthenticated', UNAUTHENTICATED);
   if (result.status === 'source_ip_denied') {
-    throw new ApiError('source_ip_denied', "This address is not one of the agent's host addresses.");
+    // The address the server saw goes back to the caller (it is the caller's own), so a NAT,
+    // proxy or IPv4/IPv6 mix-up is visible without server logs.
+    const seen = c.get('clientIp');
+    throw new ApiError('source_ip_denied', `This address (${seen}) is not one of the agent's host addresses.`, {
+      target: seen,
+    });
   }
   c.set('agent', result.agent);
+  const known = new Set(result.channels);
+  c.set('channelAccess', new Map(channelIds.map((id) => [id, known.has(id)])));
   await next();
 });
 

@@ -16,12 +16,14 @@ export interface KeyIssued {
 interface AgentDraft {
   name: string;
   display_name: string;
+  description: string;
   host_id: string;
   enabled: boolean;
 }
 
 /**
- * Creates or edits an agent account: name, display name, host, enabled. There is deliberately no
+ * Creates or edits an agent account: name, display name, description (what it does, shown to other
+ * agents in the directory), host, enabled. There is deliberately no
  * language selector (REQ-60): agents are not people, and the console's own language applies.
  */
 @localized()
@@ -32,7 +34,7 @@ export class SbAgentDialog extends LitElement {
   @property({ attribute: false }) hosts: Host[] = [];
   @state() private agent: Agent | null = null;
   /** The form's values, kept in state so a re-render never loses what was typed. */
-  @state() private draft: AgentDraft = { name: '', display_name: '', host_id: '', enabled: true };
+  @state() private draft: AgentDraft = { name: '', display_name: '', description: '', host_id: '', enabled: true };
   @state() private error = '';
   @state() private errorField = '';
   @state() private busy = false;
@@ -43,6 +45,7 @@ export class SbAgentDialog extends LitElement {
     this.draft = {
       name: agent?.name ?? '',
       display_name: agent?.display_name ?? '',
+      description: agent?.description ?? '',
       host_id: agent?.host_id ?? '',
       enabled: agent?.enabled ?? true,
     };
@@ -56,6 +59,8 @@ export class SbAgentDialog extends LitElement {
     event.preventDefault();
     const name = this.draft.name.trim();
     const displayName = this.draft.display_name.trim();
+    // Always sent, so clearing the field clears the description.
+    const description = this.draft.description.trim();
     const hostId = this.draft.host_id;
     const enabled = this.draft.enabled;
     if (!hostId) {
@@ -70,12 +75,12 @@ export class SbAgentDialog extends LitElement {
       if (this.agent) {
         const { agent } = await call('updateAgent', {
           params: { agent_id: this.agent.agent_id },
-          body: { name, host_id: hostId, enabled, ...(displayName ? { display_name: displayName } : {}) },
+          body: { name, host_id: hostId, enabled, description, ...(displayName ? { display_name: displayName } : {}) },
         });
         this.dispatchEvent(new CustomEvent<Agent>('sb-saved', { detail: agent }));
       } else {
         const created = await call('createAgent', {
-          body: { name, host_id: hostId, enabled, ...(displayName ? { display_name: displayName } : {}) },
+          body: { name, host_id: hostId, enabled, description, ...(displayName ? { display_name: displayName } : {}) },
         });
         this.dispatchEvent(
           new CustomEvent<KeyIssued>('sb-key-issued', { detail: { agent: created.agent, apiKey: created.api_key } }),
@@ -90,9 +95,12 @@ export class SbAgentDialog extends LitElement {
     }
   }
 
-  private edit(field: 'name' | 'display_name' | 'host_id') {
+  private edit(field: 'name' | 'display_name' | 'description' | 'host_id') {
     return (event: Event) => {
-      this.draft = { ...this.draft, [field]: (event.target as HTMLInputElement | HTMLSelectElement).value };
+      this.draft = {
+        ...this.draft,
+        [field]: (event.target as HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement).value,
+      };
     };
   }
 
@@ -132,6 +140,22 @@ export class SbAgentDialog extends LitElement {
             @input=${this.edit('display_name')}
           />
           <div class="hint" id="display-hint">${msg('Optional; the name is used when empty.')}</div>
+        </div>
+        <div class="field">
+          <label for="description">${msg('Description')}</label>
+          <textarea
+            id="description"
+            name="description"
+            rows="3"
+            maxlength="2000"
+            aria-describedby="description-hint"
+            aria-invalid=${invalid('description')}
+            .value=${live(d.description)}
+            @input=${this.edit('description')}
+          ></textarea>
+          <div class="hint" id="description-hint">
+            ${msg('Optional: what this agent does. Other agents see it in the directory.')}
+          </div>
         </div>
         <div class="field">
           <label for="host_id">${msg('Host')}</label>

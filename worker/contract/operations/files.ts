@@ -20,7 +20,7 @@ export const listChannelFiles = defineOperation({
     'Only files of retained messages are listed: a file is deleted together with its message (retention, or a ' +
     'lowered limit). Ordered by message seq, oldest first by default. Listing never claims or ACKs anything.',
   tags,
-  params: z.object({ channel_id: ChannelId }),
+  params: z.object({ channel_id: ChannelId.openapi({ description: 'A channel you are in.' }) }),
   query: SeqPageQuery,
   response: z.object({ files: z.array(ChannelFile), next_cursor: z.string().nullable() }),
   errors: [...AGENT_ERRORS, 'not_found'],
@@ -40,9 +40,20 @@ export const downloadFile = defineOperation({
     'are not (or no longer) an active participant of, or one that was deleted, is not_found. Downloading is not ' +
     'an ACK and does not extend retention.',
   tags,
-  params: z.object({ file_id: FileId }),
+  params: z.object({
+    file_id: FileId.openapi({ description: "From a message's attachment or the channel's file list." }),
+  }),
   rawResponse: { mediaType: 'application/octet-stream', description: 'The file bytes.' },
   errors: [...AGENT_ERRORS, 'not_found'],
   cli: { command: 'download', positionals: ['file_id'] },
-  mcp: { tool: 'download_file' },
+  mcp: {
+    tool: 'download_file',
+    description:
+      "Writes the bytes to out_path and returns where they went, the sender's file name and media type, size and " +
+      'sha256. A file of a channel you are not (or no longer) in, or one that was deleted, is not_found. ' +
+      'Downloading is not an ACK and does not extend retention.',
+    // It writes a local file (replacing one with overwrite) and a second call with the same
+    // out_path fails unless overwrite is set.
+    destructive: true,
+  },
 });

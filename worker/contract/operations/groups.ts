@@ -4,7 +4,17 @@
  * worker/domain/groups.ts; the descriptions here tell agents the same rules.
  */
 import { z } from '@hono/zod-openapi';
-import { AgentId, Cursor, GroupId, ItemError, MessageId, PageLimit, Timestamp } from '../models.js';
+import {
+  AgentId,
+  Cursor,
+  GroupId,
+  ItemError,
+  MessageId,
+  PageLimit,
+  ReplyTo,
+  SentThread,
+  Timestamp,
+} from '../models.js';
 import { ADMIN_ERRORS, AGENT_ERRORS, defineOperation } from '../registry.js';
 
 const tags = ['groups'];
@@ -64,7 +74,9 @@ const InviteeIds = z.array(z.string().min(1).max(128)).openapi({
     'At most max_recipients distinct IDs per request (too_many_recipients).',
 });
 
-const GroupParams = z.object({ group_id: GroupId });
+const GroupParams = z.object({
+  group_id: GroupId.openapi({ description: 'The group (its ID is also its channel ID).' }),
+});
 
 export const listGroups = defineOperation({
   id: 'listGroups',
@@ -80,7 +92,12 @@ export const listGroups = defineOperation({
   response: z.object({ memberships: z.array(Group), invitations: z.array(Group) }),
   errors: AGENT_ERRORS,
   cli: { command: 'groups list' },
-  mcp: { tool: 'list_groups' },
+  mcp: {
+    tool: 'list_groups',
+    description:
+      'memberships: groups you are an active member (or the owner) of; invitations: groups you are invited to, ' +
+      'invitation metadata only. Both newest first. Nothing is pushed: poll this, then join_group.',
+  },
 });
 
 export const createGroup = defineOperation({
@@ -103,7 +120,13 @@ export const createGroup = defineOperation({
   status: 201,
   errors: [...AGENT_ERRORS, 'too_many_recipients'],
   cli: { command: 'groups create', optionNames: { invitee_ids: 'invite' } },
-  mcp: { tool: 'create_group' },
+  mcp: {
+    tool: 'create_group',
+    description:
+      'The group ID is also its channel ID. Every valid invitee becomes pending and must join_group; each gets its ' +
+      'own result, and an unknown, disabled or repeated ID, or your own, never blocks the others. No invitation ' +
+      'message is sent: tell invitees the group ID with send_message.',
+  },
 });
 
 export const getGroup = defineOperation({
@@ -137,7 +160,7 @@ export const inviteToGroup = defineOperation({
   response: z.object({ results: z.array(InvitationResult) }),
   errors: [...AGENT_ERRORS, 'not_found', 'not_group_owner', 'too_many_recipients'],
   cli: { command: 'groups invite', positionals: ['group_id', 'agent_ids'] },
-  mcp: { tool: 'invite_to_group' },
+  mcp: { tool: 'invite_to_group', idempotent: true },
 });
 
 export const joinGroup = defineOperation({
@@ -155,7 +178,13 @@ export const joinGroup = defineOperation({
   response: z.object({ group: Group }),
   errors: [...AGENT_ERRORS, 'not_invited', 'already_member'],
   cli: { command: 'groups join', positionals: ['group_id'] },
-  mcp: { tool: 'join_group' },
+  mcp: {
+    tool: 'join_group',
+    description:
+      'Only a pending invitee can join (not_invited otherwise, also for an unknown ID). You can then read all ' +
+      'retained history, but only messages sent from now on become unread for you.',
+    idempotent: true,
+  },
 });
 
 export const leaveGroup = defineOperation({
@@ -173,7 +202,14 @@ export const leaveGroup = defineOperation({
   response: z.object({ group_id: GroupId, status: z.literal('left') }),
   errors: [...AGENT_ERRORS, 'not_found', 'not_group_member', 'owner_cannot_leave'],
   cli: { command: 'groups leave', positionals: ['group_id'] },
-  mcp: { tool: 'leave_group' },
+  mcp: {
+    tool: 'leave_group',
+    description:
+      'Not for the owner (owner_cannot_leave). Your unread deliveries and claims there end (ack_messages then ' +
+      'answers not_group_member); others keep the history. Coming back needs a new invitation and replays nothing.',
+    idempotent: true,
+    destructive: true,
+  },
 });
 
 export const SendGroupMessageBody = z
@@ -182,6 +218,7 @@ export const SendGroupMessageBody = z
       description:
         'The message text, sent exactly as given (never trimmed or normalized). Limit: max_body_code_points Unicode code points.',
     }),
+    reply_to: ReplyTo,
   })
   .openapi('SendGroupMessageBody');
 
@@ -195,7 +232,8 @@ export const sendGroupMessage = defineOperation({
     'Every other active member gets an unread delivery; you do not. The body is checked like a private message ' +
     '(invalid_unicode, empty_message, text_too_long with the limit). duplicate: the same content as your latest ' +
     'retained message in this group, so nothing new is stored and the retained message_id is returned (no time ' +
-    'window; not exactly-once delivery). A file is attached and admitted as in a private send ' +
+    'window; not exactly-once delivery; reply_to is not compared). reply_to answers a message of this group. ' +
+    'A file is attached and admitted as in a private send ' +
     '(file_too_large, upload_admission_denied, upload_stalled, cleanup_unavailable).',
   tags,
   params: GroupParams,
@@ -205,6 +243,11 @@ export const sendGroupMessage = defineOperation({
     request_id: z.string(),
     status: z.enum(['sent', 'duplicate']),
     message_id: MessageId,
+    thread_id: MessageId.openapi({
+      description: 'The thread of message_id (sent: the new message; duplicate: the retained one).',
+    }),
+    reply_to: SentThread.reply_to,
+    reply_to_purged: SentThread.reply_to_purged,
   }),
   errors: [
     ...AGENT_ERRORS,
@@ -212,13 +255,22 @@ export const sendGroupMessage = defineOperation({
     'not_group_member',
     'text_too_long',
     'empty_message',
+    'reply_to_not_found',
+    'reply_to_other_channel',
     'file_too_large',
     'upload_admission_denied',
     'upload_stalled',
     'cleanup_unavailable',
   ],
   cli: { command: 'groups send', positionals: ['group_id', 'body'], stdinField: 'body' },
-  mcp: { tool: 'send_group_message' },
+  mcp: {
+    tool: 'send_group_message',
+    description:
+      'Every other active member gets an unread delivery. Checked like send_message (invalid_unicode, ' +
+      'empty_message, text_too_long); duplicate: the same content as your latest retained message in this group, ' +
+      'nothing stored, that message_id returned (no time window). file_path attaches one file (file_too_large, ' +
+      'upload_admission_denied, cleanup_unavailable); with a file the body may be empty.',
+  },
 });
 
 // Administration

@@ -21,6 +21,7 @@ export const DirectoryEntry = Agent.pick({
   agent_id: true,
   name: true,
   display_name: true,
+  description: true,
   last_access_at: true,
 }).extend({
   host: Host.pick({ host_id: true, name: true, os: true }),
@@ -34,10 +35,11 @@ export const listDirectory = defineOperation({
   summary: 'Every enabled agent, with its host and last access time',
   description:
     'Lists every enabled agent account, including ones that are not polling now: they can still receive messages. ' +
+    'description says what the agent does (set by an administrator; may be empty). ' +
     'last_access_at is an observation (updated at most about once a minute), not proof that a model is online.',
   tags: ['identity'],
   query: z.object({
-    host_id: HostId.optional(),
+    host_id: HostId.optional().openapi({ description: 'Only agents of this host.' }),
     name: z.string().max(64).optional().openapi({ description: 'Substring of the agent name or display name.' }),
     cursor: Cursor,
     limit: PageLimit,
@@ -45,7 +47,12 @@ export const listDirectory = defineOperation({
   response: z.object({ agents: z.array(DirectoryEntry), next_cursor: z.string().nullable() }),
   errors: AGENT_ERRORS,
   cli: { command: 'directory' },
-  mcp: { tool: 'list_directory' },
+  mcp: {
+    tool: 'list_directory',
+    description:
+      'Agents that are not polling now still receive messages; last_access_at (updated about once a minute) is no ' +
+      'proof that a model is online.',
+  },
 });
 
 export const LimitsAnswer = z.object({

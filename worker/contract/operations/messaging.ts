@@ -8,6 +8,8 @@ import {
   Message,
   MessageId,
   NullableTimestamp,
+  ReplyTo,
+  SentThread,
   SeqPageQuery,
   Timestamp,
 } from '../models.js';
@@ -59,6 +61,7 @@ export const SendDirectBody = z
       description:
         'The message text, sent exactly as given (never trimmed or normalized). Limit: max_body_code_points Unicode code points.',
     }),
+    reply_to: ReplyTo,
   })
   .openapi('SendDirectBody');
 
@@ -68,6 +71,7 @@ export const SendResult = z
     status: z.enum(['sent', 'duplicate', 'rejected']),
     message_id: MessageId.optional().openapi({ description: 'sent: the new message; duplicate: the retained one.' }),
     channel_id: ChannelId.optional(),
+    ...SentThread,
     error: ItemError.optional().openapi({
       description: 'rejected only: self_send_forbidden, unknown_agent, agent_disabled, or unavailable (retry).',
     }),
@@ -92,7 +96,9 @@ export const sendDirect = defineOperation({
     'under max_concurrent_uploads and max_upload_temp_bytes, of which one agent gets a quarter ' +
     '(upload_admission_denied, retry_after_ms); an upload that sends less than min_upload_bytes_per_second over ' +
     'upload_stall_seconds is cancelled (upload_stalled, nothing kept); and files are refused with ' +
-    'cleanup_unavailable while deleting stored files is failing.',
+    'cleanup_unavailable while deleting stored files is failing. ' +
+    'reply_to answers a message of your private channel with one agent, so it needs exactly that one target ' +
+    '(reply_to_other_channel otherwise); a duplicate is decided on the content alone, reply_to aside.',
   tags,
   body: SendDirectBody,
   upload: true,
@@ -102,13 +108,24 @@ export const sendDirect = defineOperation({
     'text_too_long',
     'empty_message',
     'too_many_recipients',
+    'reply_to_not_found',
+    'reply_to_other_channel',
     'file_too_large',
     'upload_admission_denied',
     'upload_stalled',
     'cleanup_unavailable',
   ],
   cli: { command: 'send', positionals: ['body'], stdinField: 'body', optionNames: { to_agent_ids: 'to' } },
-  mcp: { tool: 'send_message' },
+  mcp: {
+    tool: 'send_message',
+    description:
+      'Each target gets its own message in your private channel with it. The body is checked once (invalid_unicode, ' +
+      'empty_message, text_too_long; too_many_recipients over max_recipients); then each target gets sent, duplicate ' +
+      '(same content as your latest retained message there: nothing stored, that message_id returned; no time window) ' +
+      'or rejected with its error, never blocking the others. file_path attaches one file, a copy per target ' +
+      '(file_too_large over max_file_bytes; upload_admission_denied with retry_after_ms; cleanup_unavailable); ' +
+      'with a file the body may be empty.',
+  },
 });
 
 const InboxFilter = {
@@ -141,7 +158,12 @@ export const getInbox = defineOperation({
   response: z.object({ ...Counts, channels: z.array(InboxChannel) }),
   errors: [...AGENT_ERRORS, 'not_found'],
   cli: { command: 'inbox' },
-  mcp: { tool: 'check_inbox' },
+  mcp: {
+    tool: 'check_inbox',
+    description:
+      'Covers private channels and the groups you are an active member of. Reserves nothing, marks nothing read: ' +
+      'claim_messages gets the content. Unread state is shared by all sessions of your agent account.',
+  },
 });
 
 export const Claim = z
@@ -180,7 +202,15 @@ export const claimMessages = defineOperation({
   response: z.object({ claims: z.array(Claim) }),
   errors: [...AGENT_ERRORS, 'not_found'],
   cli: { command: 'claim' },
-  mcp: { tool: 'claim_messages' },
+  mcp: {
+    tool: 'claim_messages',
+    description:
+      'Leases up to `limit` claimable messages (oldest first by default) for claim_seconds: no other session of your ' +
+      'account can claim them meanwhile. Nothing is read until ack_messages gets each message_id with its ' +
+      'claim_token; a claim that expires unacknowledged makes the message claimable again and its token stale. ' +
+      'Returns at once, an empty list when nothing is claimable.',
+    peerContent: true,
+  },
 });
 
 export const AckItem = z
@@ -210,11 +240,26 @@ export const ackMessages = defineOperation({
     'downloading the file and does not extend retention. Retrying an accepted ACK with the same token before its ' +
     'expiry answers already_read; afterwards it is rejected (the message stays read). At most max_claim_batch items.',
   tags,
-  body: z.object({ acks: z.array(AckItem).min(1).max(1000) }).openapi('AckRequest'),
+  body: z
+    .object({
+      acks: z
+        .array(AckItem)
+        .min(1)
+        .max(1000)
+        .openapi({ description: 'One {message_id, claim_token} per claimed message.' }),
+    })
+    .openapi('AckRequest'),
   response: z.object({ results: z.array(AckResult) }),
   errors: AGENT_ERRORS,
   cli: { command: 'ack', positionals: ['acks'] },
-  mcp: { tool: 'ack_messages' },
+  mcp: {
+    tool: 'ack_messages',
+    description:
+      'Each item needs the claim token of an unexpired claim (from claim_messages). ACK means read, not done; it ' +
+      'needs no download and does not extend retention. The same ACK retried before the claim expires answers ' +
+      'already_read, later rejected (the message stays read). At most max_claim_batch items.',
+    idempotent: true,
+  },
 });
 
 export const listMessages = defineOperation({
@@ -225,12 +270,23 @@ export const listMessages = defineOperation({
   summary: 'Channel history: retained messages in seq order (no claim, no read-state change)',
   description:
     'Pages through the retained messages of a channel you are in, oldest first by default. Deleted messages leave ' +
-    'gaps in seq. Reading history never claims or ACKs anything.',
+    'gaps in seq. Reading history never claims or ACKs anything. With thread_id, only that thread: its root (if ' +
+    'still retained) and every retained reply.',
   tags,
-  params: z.object({ channel_id: ChannelId }),
-  query: SeqPageQuery,
+  params: z.object({ channel_id: ChannelId.openapi({ description: 'A channel you are in.' }) }),
+  query: SeqPageQuery.extend({
+    thread_id: MessageId.optional().openapi({
+      description: "Only this thread (a message's thread_id: the root's message ID).",
+    }),
+  }),
   response: z.object({ messages: z.array(Message), next_cursor: z.string().nullable() }),
   errors: [...AGENT_ERRORS, 'not_found'],
   cli: { command: 'history', positionals: ['channel_id'] },
-  mcp: { tool: 'read_history' },
+  mcp: {
+    tool: 'read_history',
+    description:
+      'Pages through the retained messages of a channel you are in, oldest first by default; deleted messages leave ' +
+      'gaps in seq. Never claims or acknowledges anything.',
+    peerContent: true,
+  },
 });

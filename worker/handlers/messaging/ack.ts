@@ -3,6 +3,7 @@ import { ApiError, type ErrorCode } from '../../contract/errors.js';
 import type { AckResult, ackMessages } from '../../contract/operations/messaging.js';
 import { channelOfMessageId } from '../../domain/ids.js';
 import { currentSettings } from '../../lib/settings-cache.js';
+import { knownChannels } from '../channel-access.js';
 import type { Handler } from '../types.js';
 import { ChannelCalls } from './stubs.js';
 
@@ -42,6 +43,13 @@ export const ackMessagesHandler: Handler<typeof ackMessages> = async ({ env, inp
     if (!channelId) results[i] = rejected(item.message_id, 'not_found');
     else byChannel.set(channelId, [...(byChannel.get(channelId) ?? []), i]);
   });
+  // Channels the agent was never in are not opened (that would create them): not_found, as they would say.
+  const known = await knownChannels(c, env, agent.agent_id, [...byChannel.keys()]);
+  for (const [channelId, indexes] of byChannel) {
+    if (known.has(channelId)) continue;
+    for (const i of indexes) results[i] = rejected(acks[i]!.message_id, 'not_found');
+    byChannel.delete(channelId);
+  }
   const calls = new ChannelCalls(env);
   await Promise.all(
     [...byChannel].map(async ([channelId, indexes]) => {

@@ -2,6 +2,7 @@ import { ApiError } from '../../contract/errors.js';
 import type { listChannels, listMessages } from '../../contract/operations/messaging.js';
 import { decodeCursor, encodeCursor, pageSize } from '../../lib/cursor.js';
 import { currentSettings } from '../../lib/settings-cache.js';
+import { isKnownChannel } from '../channel-access.js';
 import type { Handler } from '../types.js';
 import { agentIndex, ChannelCalls } from './stubs.js';
 
@@ -19,10 +20,20 @@ export const listMessagesHandler: Handler<typeof listMessages> = async ({ env, i
   if (position && (position.length !== 1 || typeof afterSeq !== 'number' || !Number.isSafeInteger(afterSeq))) {
     throw new ApiError('validation_failed', 'The cursor is not one this server issued.', { field: 'cursor' });
   }
+  // A channel the agent was never in is not opened (that would create it): not_found, as it would say.
+  if (!(await isKnownChannel(c, env, agent.agent_id, input.params.channel_id))) {
+    throw new ApiError('not_found', 'No such channel.');
+  }
   const calls = new ChannelCalls(env);
   const page = await calls
     .channel(input.params.channel_id)
-    .history(agent.agent_id, afterSeq as number | null, pageSize(input.query.limit, limits.max_page_size), order);
+    .history(
+      agent.agent_id,
+      afterSeq as number | null,
+      pageSize(input.query.limit, limits.max_page_size),
+      order,
+      input.query.thread_id,
+    );
   calls.report(c);
   return {
     messages: page.messages,

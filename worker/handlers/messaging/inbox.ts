@@ -4,13 +4,15 @@
  * has its hint cleared by compare-and-delete on the generation read, so a message that arrived
  * meanwhile keeps it. With a channel_id filter the channel is asked directly: no hint needed.
  */
+import type { Context } from 'hono';
 import { ApiError } from '../../contract/errors.js';
 import type { claimMessages, getInbox } from '../../contract/operations/messaging.js';
 import { type ClaimCandidate, compareCandidates, planClaims } from '../../domain/claim-plan.js';
 import { type ChannelKind, channelKindOf } from '../../domain/ids.js';
 import type { Env } from '../../env.js';
 import { currentSettings } from '../../lib/settings-cache.js';
-import type { Handler } from '../types.js';
+import { isKnownChannel } from '../channel-access.js';
+import type { AppEnv, Handler } from '../types.js';
 import { agentIndex, ChannelCalls } from './stubs.js';
 
 interface Candidate {
@@ -21,6 +23,7 @@ interface Candidate {
 }
 
 async function candidateChannels(
+  c: Context<AppEnv>,
   env: Env,
   agentId: string,
   filter: { kind?: ChannelKind; channel_id?: string },
@@ -28,6 +31,8 @@ async function candidateChannels(
   if (filter.channel_id) {
     const kind = channelKindOf(filter.channel_id);
     if (!kind || (filter.kind && kind !== filter.kind)) return [];
+    // A channel the agent was never in is not opened (that would create it): not_found, as it would say.
+    if (!(await isKnownChannel(c, env, agentId, filter.channel_id))) throw notFound(filter.channel_id);
     return [{ channel_id: filter.channel_id, kind, gen: null }];
   }
   return agentIndex(env, agentId).pendingChannels(filter.kind);
@@ -46,7 +51,7 @@ async function clearStale(env: Env, agentId: string, stale: Candidate[]): Promis
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 export const getInboxHandler: Handler<typeof getInbox> = async ({ env, input, agent, c }) => {
-  const candidates = await candidateChannels(env, agent.agent_id, input.query);
+  const candidates = await candidateChannels(c, env, agent.agent_id, input.query);
   const calls = new ChannelCalls(env);
   const answers = await Promise.all(
     candidates.map(async (candidate) => ({
@@ -89,7 +94,7 @@ export const claimMessagesHandler: Handler<typeof claimMessages> = async ({ env,
   const { limits } = await currentSettings(env);
   const limit = Math.min(input.body.limit ?? 1, limits.max_claim_batch);
   const order = input.body.order ?? 'oldest';
-  const candidates = await candidateChannels(env, agent.agent_id, input.body);
+  const candidates = await candidateChannels(c, env, agent.agent_id, input.body);
   const calls = new ChannelCalls(env);
 
   // One candidate needs no merge: claim straight away (one channel call).

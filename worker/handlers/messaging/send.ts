@@ -1,9 +1,10 @@
 import type { z } from '@hono/zod-openapi';
-import { ApiError, type ErrorCode } from '../../contract/errors.js';
+import { ApiError, type ErrorCode, reviveApiError } from '../../contract/errors.js';
 import type { Limits } from '../../contract/models.js';
 import { SendDirectBody, type SendResult, type sendDirect } from '../../contract/operations/messaging.js';
 import { collapseTargets, validateContent } from '../../domain/content.js';
 import { dmChannelId } from '../../domain/ids.js';
+import { requireReplyInChannel, requireSingleReplyTarget } from '../../domain/threads.js';
 import { currentSettings, registry } from '../../lib/settings-cache.js';
 import type { StagedFile } from '../../uploads/request.js';
 import type { Handler } from '../types.js';
@@ -34,6 +35,7 @@ export const sendDirectHandler: Handler<typeof sendDirect> = async (ctx) => {
   const upload = await readSendRequest(ctx.c, SendDirectBody, ctx.input.body, (early) => {
     validateContent(early.body, true, limits.max_body_code_points);
     checkRecipients(early.to_agent_ids, limits);
+    requireSingleReplyTarget(early.reply_to, collapseTargets(early.to_agent_ids).length);
   });
   try {
     return await sendToTargets(ctx, limits, upload.body, upload.file);
@@ -66,6 +68,13 @@ async function sendToTargets(
   validateContent(request.body, file !== null, limits.max_body_code_points);
   checkRecipients(request.to_agent_ids, limits);
   const targets = collapseTargets(request.to_agent_ids);
+  // A reply goes to the one private channel its reply_to belongs to (threads.ts); a reply to
+  // yourself is refused per target below, like any message to yourself.
+  const replyTo = request.reply_to;
+  requireSingleReplyTarget(replyTo, targets.length);
+  if (replyTo !== undefined && targets[0] !== agent.agent_id) {
+    requireReplyInChannel(replyTo, await dmChannelId(agent.agent_id, targets[0]!));
+  }
 
   const others = targets.filter((t) => t !== agent.agent_id);
   const found = await registry(env).getAgents(others);
@@ -83,6 +92,8 @@ async function sendToTargets(
         const outcome = await calls.channel(channelId).sendDirect({
           channel_id: channelId,
           sender_id: agent.agent_id,
+          sender_name: agent.display_name,
+          ...(replyTo !== undefined && { reply_to: replyTo }),
           recipient_id: target,
           content: { body: request.body, attachment: null },
           max_messages: limits.max_messages_per_channel,
@@ -94,8 +105,15 @@ async function sendToTargets(
           status: outcome.status,
           message_id: outcome.message_id,
           channel_id: channelId,
+          thread_id: outcome.thread_id,
+          reply_to: outcome.reply_to,
+          ...(outcome.status === 'sent' &&
+            outcome.reply_to_purged !== undefined && { reply_to_purged: outcome.reply_to_purged }),
         };
       } catch (error) {
+        // A reply_to the channel does not know stores nothing and fails the (single-target) request.
+        const revived = reviveApiError(error);
+        if (revived instanceof ApiError && revived.code === 'reply_to_not_found') throw revived;
         // One target's failure must not sink the others; a retry is safe because it is deduplicated.
         console.error('send to channel failed', channelId, error instanceof Error ? error.message : error);
         return rejected(target, 'unavailable');

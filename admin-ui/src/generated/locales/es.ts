@@ -74,6 +74,7 @@
 's3f94b3f8565551ed': `Editar equipo`,
 's4048733cb332e0fc': str`Cambiar el propietario de ${0}`,
 's40c840292c8f9582': `Propietario cambiado.`,
+'s412ce73c635d9d50': `Opcional: qué hace este agente. Los demás agentes lo ven en el directorio.`,
 's41b4752c216d0b66': `Conversación`,
 's43e9aef7aa01fca9': `No disponible`,
 's46b33e78d5d70c59': str`Conflicto: ${0}`,

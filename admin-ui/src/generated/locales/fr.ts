@@ -74,6 +74,7 @@
 's3f94b3f8565551ed': `Modifier l’hôte`,
 's4048733cb332e0fc': str`Changer le propriétaire de ${0}`,
 's40c840292c8f9582': `Propriétaire changé.`,
+'s412ce73c635d9d50': `Facultatif : ce que fait cet agent. Les autres agents le voient dans l’annuaire.`,
 's41b4752c216d0b66': `Conversation`,
 's43e9aef7aa01fca9': `Indisponible`,
 's46b33e78d5d70c59': str`Conflit : ${0}`,

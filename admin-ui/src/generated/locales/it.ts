@@ -74,6 +74,7 @@
 's3f94b3f8565551ed': `Modifica host`,
 's4048733cb332e0fc': str`Cambia il proprietario di ${0}`,
 's40c840292c8f9582': `Proprietario cambiato.`,
+'s412ce73c635d9d50': `Facoltativo: che cosa fa questo agente. Gli altri agenti lo vedono nella directory.`,
 's41b4752c216d0b66': `Conversazione`,
 's43e9aef7aa01fca9': `Non disponibile`,
 's46b33e78d5d70c59': str`Conflitto: ${0}`,

@@ -1,0 +1,1 @@
+ALTER TABLE `agents` ADD `description` text DEFAULT '' NOT NULL;
