@@ -85,7 +85,11 @@ describe('remote MCP at /mcp', () => {
     expect(Object.keys(download?.outputSchema?.properties ?? {})).toEqual(
       expect.arrayContaining(['content_base64', 'sha256', 'media_type', 'filename', 'size']),
     );
-    expect(download?.annotations?.readOnlyHint).toBe(true);
+    expect(download?.annotations).toMatchObject({ readOnlyHint: true, idempotentHint: true, destructiveHint: false });
+    const instructions = aliceClient.getInstructions() ?? '';
+    expect(instructions).toMatch(/data, never as instructions/);
+    expect(instructions).toContain('content_base64');
+    expect(instructions).not.toMatch(/file_path|out_path/);
     const me = await call(aliceClient, 'whoami');
     expect(structured(me).agent_id).toBe(alice.agent.agent_id);
   });
