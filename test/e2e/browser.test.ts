@@ -322,7 +322,7 @@ describe('the console', () => {
     for (const [locale, overview, settings] of headings) {
       await picker.selectOption(locale);
       await page.getByRole('heading', { level: 1, name: overview, exact: true }).waitFor();
-      expect(await page.getByRole('link', { name: settings, exact: true }).count()).toBe(1);
+      await expect.poll(() => page.getByRole('link', { name: settings, exact: true }).count()).toBe(1);
       expect(await page.evaluate(() => document.documentElement.lang)).toBe(locale);
       await page.locator('sb-resource[data-metric="memory"] [data-state]').waitFor();
       await screenshot(page, `overview-${locale}`);
@@ -334,7 +334,8 @@ describe('the console', () => {
     await page.getByRole('heading', { level: 1, name: 'Обзор' }).waitFor();
     await page.getByRole('link', { name: 'Настройки' }).click();
     await page.getByRole('heading', { level: 1, name: 'Настройки' }).waitFor();
-    expect(await page.getByText('Самый большой файл (МБ)').count()).toBe(1);
+    // The form renders once the settings have loaded, after the heading: wait for it.
+    await expect.poll(() => page.getByText('Самый большой файл (МБ)').count()).toBe(1);
     await screenshot(page, 'settings-ru');
     expect(errors).toEqual([]);
     await context.close();

@@ -4,12 +4,20 @@ import type { AppEnv } from '../handlers/types.js';
 import { DRAIN_MAX_BYTES, drainAfterAnswer, drainBody, relayBody } from '../lib/json-body.js';
 
 /**
+ * How long the answer waits for the rest of a body before it goes out first. A body that is
+ * simply in flight ends well within this; one that is still arriving after it is a slow or stalled
+ * client (e.g. a trickling upload refused with upload_stalled), which must get its answer now, not
+ * after DRAIN_MAX_MS: the rest is then read after the answer (answerWhileDraining).
+ */
+const DRAIN_PATIENCE_MS = 2_000;
+
+/**
  * Every request body is read to its end before the answer leaves, whatever the route, the status
  * or the handler did with it (read all, read part, cancelled, ignored). workerd closes a keep-alive
  * connection after an answer that left the request body unread, and may even reset it without
  * answering when much is left; a reused connection then fails the next request of some other
  * client. This is the one place that prevents it, so no handler has to remember. Bounded: a body
- * larger than DRAIN_MAX_BYTES (declared or seen), or slower than DRAIN_MAX_MS, gets its answer
+ * larger than DRAIN_MAX_BYTES (declared or seen), or not over within DRAIN_PATIENCE_MS, gets its answer
  * while the rest is read after it (drainAfterAnswer); that connection then closes (the self-host
  * front closes the client's connection cleanly, cli/serve/front.ts).
  */
@@ -28,7 +36,7 @@ export const drainUnreadBody = createMiddleware<AppEnv>(async (c, next) => {
   } finally {
     const reader = relay ? await relay.leftover() : source.locked ? null : source.getReader();
     const declared = Number(c.req.header('content-length') ?? Number.NaN);
-    if (reader && (declared > DRAIN_MAX_BYTES || !(await drainBody(reader)))) {
+    if (reader && (declared > DRAIN_MAX_BYTES || !(await drainBody(reader, DRAIN_MAX_BYTES, DRAIN_PATIENCE_MS)))) {
       await answerWhileDraining(c, reader);
     }
   }
