@@ -188,30 +188,22 @@ export const Message = z
         'The message of this channel this one answers (it may have been deleted by retention since); null: none.',
     }),
     thread_id: MessageId.openapi({
-      description:
-        "The thread: its root message's ID (this message's own ID when it answers nothing). It stays when the root is deleted.",
+      description: "The root message's ID (its own ID for a root); kept when the root is deleted.",
     }),
   })
   .openapi('Message');
 
 /** The optional reply_to of every send (JSON body or multipart metadata). */
 export const ReplyTo = MessageId.optional().openapi({
-  description:
-    'Answer this message (a message_id of the same channel, from claim or history): the new message joins its ' +
-    'thread. Allowed when retention has deleted it (reply_to_purged: true); refused with reply_to_not_found or ' +
-    'reply_to_other_channel otherwise, and then nothing is sent.',
+  description: 'A message_id of this channel to answer: the reply joins its thread.',
 });
 
 /** What a send answers about the threading of the message it names (sent: the new one; duplicate: the retained one). */
 export const SentThread = {
   thread_id: MessageId.optional().openapi({ description: 'sent/duplicate: the thread of message_id.' }),
-  reply_to: MessageId.nullable()
-    .optional()
-    .openapi({
-      description:
-        'sent/duplicate: what message_id answers. A duplicate is the retained message, whose reply_to may differ ' +
-        'from the one sent (reply_to is not compared for duplicates).',
-    }),
+  reply_to: MessageId.nullable().optional().openapi({
+    description: "sent/duplicate: what message_id answers (for a duplicate, the retained message's own reply_to).",
+  }),
   reply_to_purged: z.boolean().optional().openapi({
     description:
       'sent with reply_to: true when retention had already deleted the replied-to message (the thread ID stays).',

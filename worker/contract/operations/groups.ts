@@ -244,7 +244,7 @@ export const sendGroupMessage = defineOperation({
     status: z.enum(['sent', 'duplicate']),
     message_id: MessageId,
     thread_id: MessageId.openapi({
-      description: 'The thread of message_id (sent: the new message; duplicate: the retained one).',
+      description: 'sent/duplicate: the thread of message_id.',
     }),
     reply_to: SentThread.reply_to,
     reply_to_purged: SentThread.reply_to_purged,

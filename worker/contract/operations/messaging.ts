@@ -119,7 +119,7 @@ export const sendDirect = defineOperation({
   mcp: {
     tool: 'send_message',
     description:
-      'Each target gets its own message in your private channel with it. The body is checked once (invalid_unicode, ' +
+      'The body is checked once (invalid_unicode, ' +
       'empty_message, text_too_long; too_many_recipients over max_recipients); then each target gets sent, duplicate ' +
       '(same content as your latest retained message there: nothing stored, that message_id returned; no time window) ' +
       'or rejected with its error, never blocking the others. file_path attaches one file, a copy per target ' +
@@ -270,13 +270,12 @@ export const listMessages = defineOperation({
   summary: 'Channel history: retained messages in seq order (no claim, no read-state change)',
   description:
     'Pages through the retained messages of a channel you are in, oldest first by default. Deleted messages leave ' +
-    'gaps in seq. Reading history never claims or ACKs anything. With thread_id, only that thread: its root (if ' +
-    'still retained) and every retained reply.',
+    'gaps in seq. Reading history never claims or ACKs anything. thread_id: one thread (its retained messages).',
   tags,
   params: z.object({ channel_id: ChannelId.openapi({ description: 'A channel you are in.' }) }),
   query: SeqPageQuery.extend({
     thread_id: MessageId.optional().openapi({
-      description: "Only this thread (a message's thread_id: the root's message ID).",
+      description: "Only this thread (a message's thread_id).",
     }),
   }),
   response: z.object({ messages: z.array(Message), next_cursor: z.string().nullable() }),
