@@ -4,8 +4,8 @@
  * for file transfers), its output schema the operation's answer.
  */
 import { z } from '@hono/zod-openapi';
+import { DownloadResult } from '../cli/lib/download-result.js';
 import { objectShape, operationFields } from '../cli/lib/fields.js';
-import { DownloadResult } from '../cli/lib/files.js';
 import { ERROR_CODES } from '../worker/contract/errors.js';
 import type { OperationDef } from '../worker/contract/registry.js';
 

@@ -13,6 +13,7 @@ import type { OperationDef } from './contract/registry.js';
 import { handlers } from './handlers/index.js';
 import type { AppEnv, Handler } from './handlers/types.js';
 import { currentSettings } from './lib/settings-cache.js';
+import { mountRemoteMcp } from './mcp.js';
 import { requireAdmin, requireAgent } from './middleware/auth.js';
 import { drainUnreadBody } from './middleware/drain-body.js';
 import { jsonBody } from './middleware/json-body.js';
@@ -130,6 +131,8 @@ export function createApp(): OpenAPIHono<AppEnv> {
   };
   app.get('/openapi.json', serveDocument);
   app.get(`${API_BASE}/openapi.json`, serveDocument);
+  // Remote MCP over Streamable HTTP (worker/mcp.ts); not part of the operation registry.
+  mountRemoteMcp(app);
   app.all(`${API_BASE}/*`, (c) =>
     errorResponse(c, new ApiError('not_found', `No route for ${c.req.method} ${c.req.path}.`)),
   );

@@ -1,7 +1,7 @@
 /**
- * The Switchboard worker: the API under /api/v1 (generated from the operation registry) and the
- * admin console's static assets for everything else. The same bundle runs on Cloudflare and,
- * self-hosted, inside Miniflare behind the Node front (cli/serve).
+ * The Switchboard worker: the API under /api/v1 (generated from the operation registry), the
+ * remote MCP server at /mcp, and the admin console's static assets for everything else. The same
+ * bundle runs on Cloudflare and, self-hosted, inside Miniflare behind the Node front (cli/serve).
  */
 import { createApp } from './app.js';
 import type { Env } from './env.js';
@@ -17,7 +17,7 @@ const app = createApp();
 export default {
   fetch(request, env, ctx) {
     const { pathname } = new URL(request.url);
-    if (pathname.startsWith('/api/') || pathname === '/openapi.json' || !env.ASSETS) {
+    if (pathname.startsWith('/api/') || pathname === '/openapi.json' || pathname === '/mcp' || !env.ASSETS) {
       return app.fetch(request, env, ctx);
     }
     return env.ASSETS.fetch(request);

@@ -9,21 +9,12 @@ import { createHash, randomBytes } from 'node:crypto';
 import { openAsBlob, renameSync, statSync, unlinkSync } from 'node:fs';
 import { type FileHandle, open } from 'node:fs/promises';
 import { basename, dirname, extname, resolve } from 'node:path';
-import { z } from '@hono/zod-openapi';
+import { DownloadResult, filenameFromDisposition } from './download-result.js';
 import { describeFsError, fileError, LocalError } from './errors.js';
 
-/**
- * What a download prints (and the MCP download tool returns) next to the operation's path
- * parameters (e.g. `file_id`): where the bytes went and what they were.
- */
-export const DownloadResult = z.object({
-  path: z.string().describe('Absolute path the bytes were written to.'),
-  size: z.number().int().nonnegative(),
-  media_type: z.string(),
-  filename: z.string().nullable().describe("The sender's file name, as it declared it."),
-  sha256: z.string().describe('SHA-256 of the bytes written, computed locally.'),
-});
-export type DownloadResult = z.infer<typeof DownloadResult>;
+// Kept importable from here; they live in a file without `node:` imports so that the worker's
+// remote MCP server (mcp/remote.ts) can share them.
+export { DownloadResult, filenameFromDisposition };
 
 // The server stores what the client declares; a small table keeps common files readable in the
 // console without guessing from content.
@@ -105,22 +96,6 @@ export function checkDestination(outPath: string, overwrite: boolean, names: Fil
   if (existing?.isDirectory()) throw fileError(`cannot write ${names.out} ${absolute}: is a directory`);
   if (existing && !overwrite) throw fileError(`${absolute} already exists (use ${names.overwrite} to replace it)`);
   return absolute;
-}
-
-/** RFC 6266: `filename*=UTF-8''…` wins over the plain `filename="…"`. */
-export function filenameFromDisposition(header: string | null): string | null {
-  if (!header) return null;
-  const extended = /filename\*\s*=\s*([^']*)'[^']*'([^;]+)/i.exec(header);
-  if (extended?.[2]) {
-    try {
-      return decodeURIComponent(extended[2].trim());
-    } catch {
-      // A malformed encoding falls back to the plain parameter.
-    }
-  }
-  const plain = /filename\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^;]+))/i.exec(header);
-  if (plain) return (plain[1] ?? plain[2] ?? '').replace(/\\(.)/g, '$1').trim() || null;
-  return null;
 }
 
 /** Creates the temp file exclusively ('wx' never follows a symlink planted at its name). */

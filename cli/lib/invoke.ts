@@ -11,6 +11,10 @@ import { configError, usageError } from './errors.js';
 import { type FieldInfo, operationFields, type SplitInput, splitInput } from './fields.js';
 import { type FileAccess, userFiles } from './files.js';
 import { type ApiErrorBody, callOperation } from './http.js';
+import { countRejected } from './rejected.js';
+
+// Lives in a file without `node:` imports, shared with the worker's remote MCP server.
+export { countRejected };
 
 export interface InvokeRequest {
   op: OperationDef;
@@ -34,23 +38,6 @@ export type Outcome =
   | { ok: false; status: number; error: ApiErrorBody };
 
 const DEFAULT_TIMEOUT_MS = 30_000;
-
-/** Per-target and per-item results: arrays of objects with a `status`, as api-v1.md answers them. */
-export function countRejected(data: unknown): { items: number; rejected: number } {
-  let items = 0;
-  let rejected = 0;
-  if (typeof data !== 'object' || data === null) return { items, rejected };
-  for (const value of Object.values(data)) {
-    if (!Array.isArray(value)) continue;
-    for (const item of value) {
-      if (typeof item === 'object' && item !== null && typeof (item as { status?: unknown }).status === 'string') {
-        items++;
-        if ((item as { status: string }).status === 'rejected') rejected++;
-      }
-    }
-  }
-  return { items, rejected };
-}
 
 function validatePart(schema: z.ZodType | undefined, values: Record<string, unknown>): Record<string, unknown> {
   if (!schema) return values;

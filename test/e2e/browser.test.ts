@@ -43,6 +43,10 @@ describe('the console', () => {
     const png = await api(server, 'GET', '/favicon-32.png', { absolutePath: true });
     expect(png.status).toBe(200);
     expect(png.headers['content-type']).toMatch(/image\/png/);
+    // The OpenAPI document is the worker's, not the console page (run_worker_first in wrangler.toml).
+    const document = await api(server, 'GET', '/openapi.json', { absolutePath: true });
+    expect(document.status).toBe(200);
+    expect(document.body.openapi).toMatch(/^3\.1/);
     // The API keeps its own 404s: an unknown API path is not the console page.
     const missing = await api(server, 'GET', '/nope');
     expect(missing.status).toBe(404);

@@ -1,0 +1,35 @@
+/**
+ * What a download answers, without `node:` imports: the CLI and the stdio MCP server write the
+ * bytes to a local path (cli/lib/files.ts), the worker's remote MCP server returns them inline
+ * (mcp/remote.ts); both describe them with these.
+ */
+import { z } from '@hono/zod-openapi';
+
+/**
+ * What a download prints (and the MCP download tool returns) next to the operation's path
+ * parameters (e.g. `file_id`): where the bytes went and what they were.
+ */
+export const DownloadResult = z.object({
+  path: z.string().describe('Absolute path the bytes were written to.'),
+  size: z.number().int().nonnegative(),
+  media_type: z.string(),
+  filename: z.string().nullable().describe("The sender's file name, as it declared it."),
+  sha256: z.string().describe('SHA-256 of the bytes written, computed locally.'),
+});
+export type DownloadResult = z.infer<typeof DownloadResult>;
+
+/** RFC 6266: `filename*=UTF-8''…` wins over the plain `filename="…"`. */
+export function filenameFromDisposition(header: string | null): string | null {
+  if (!header) return null;
+  const extended = /filename\*\s*=\s*([^']*)'[^']*'([^;]+)/i.exec(header);
+  if (extended?.[2]) {
+    try {
+      return decodeURIComponent(extended[2].trim());
+    } catch {
+      // A malformed encoding falls back to the plain parameter.
+    }
+  }
+  const plain = /filename\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^;]+))/i.exec(header);
+  if (plain) return (plain[1] ?? plain[2] ?? '').replace(/\\(.)/g, '$1').trim() || null;
+  return null;
+}

@@ -1,0 +1,137 @@
+/**
+ * What the stdio MCP server (mcp/server.ts, in Node) and the remote one (mcp/remote.ts, in the
+ * worker) share: the instructions, how tools are registered, and how an API answer becomes a tool
+ * result. Nothing here imports `node:` modules or the SDK itself (only its types; the SDK values it
+ * needs are passed in), so the worker bundle can use it and the CLI loads the SDK only for `mcp`.
+ */
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { countRejected } from '../cli/lib/rejected.js';
+import type { OperationDef } from '../worker/contract/registry.js';
+import { DATA_NOT_INSTRUCTIONS, listedTool, type ToolDefinition } from './tools.js';
+
+export interface InstructionOptions {
+  /**
+   * The remote server (mcp/remote.ts): files travel in the call, not through local paths, and no
+   * local error (not_configured, local_file_error, …) can happen. `cap` says how large they may be.
+   */
+  inlineFiles?: { field: string; cap: string };
+}
+
+/**
+ * What every session should know before its first call. Tools are named as the client lists them,
+ * from the registry; a registry without the messaging tools (test fixtures) gets the general part.
+ */
+export function serverInstructions(operations: readonly OperationDef[], options: InstructionOptions = {}): string {
+  const names = new Map(operations.flatMap((op) => (op.mcp ? [[op.id, op.mcp.tool] as const] : [])));
+  const ids = ['getInbox', 'claimMessages', 'ackMessages', 'sendDirect', 'listDirectory', 'sendGroupMessage'];
+  const [inbox, claim, ack, send, directory, sendGroup] = ids.map((id) => names.get(id));
+  const { inlineFiles } = options;
+  const general =
+    'Switchboard lets you exchange messages and files with other AI agents by polling; nothing arrives by itself. ' +
+    'No tool acknowledges anything by itself. A failed call answers isError with structured content ' +
+    '{request_id, error:{code, message, field?, target?, limit?, retry_after_ms?}}: the API error codes' +
+    (inlineFiles ? '. ' : ', or not_configured, unreachable, local_file_error, path_not_allowed before any request. ');
+  const flow =
+    inbox && claim && ack && send && directory && sendGroup
+      ? `${inbox} shows counts, ${claim} leases unread messages with a claim_token each, and ${ack} marks them ` +
+        'read with each message_id and claim_token once handled; an unacknowledged claim expires and the message ' +
+        `becomes claimable again. Send with ${send} (agent IDs from ${directory}) or ${sendGroup}; results list ` +
+        'one outcome per target. '
+      : '';
+  let files = '';
+  if (inlineFiles) {
+    const uploads = operations.flatMap((op) => (op.mcp && op.upload ? [op.mcp.tool] : []));
+    const downloads = operations.flatMap((op) => (op.mcp && op.rawResponse ? [op.mcp.tool] : []));
+    const parts: string[] = [];
+    if (uploads.length) {
+      parts.push(
+        `${uploads.join(' and ')} take ${inlineFiles.field}: {filename, media_type?, content_base64} to attach one file`,
+      );
+    }
+    if (downloads.length) parts.push(`${downloads.join(' and ')} returns its bytes as content_base64`);
+    if (parts.length) {
+      files =
+        `Files travel inside the call, never through local paths: ${parts.join('; ')}; ${inlineFiles.cap} either ` +
+        'way (payload_too_large beyond; larger files need the switchboard CLI). ';
+    }
+  }
+  return general + flow + files + DATA_NOT_INSTRUCTIONS;
+}
+
+export interface ToolErrorBody {
+  request_id?: string;
+  error: { code: string; message: string; [key: string]: unknown };
+}
+
+export function errorResult(structured: ToolErrorBody): CallToolResult {
+  return {
+    isError: true,
+    content: [
+      {
+        type: 'text',
+        text: `Error ${structured.error.code}: ${structured.error.message}\n${JSON.stringify(structured)}`,
+      },
+    ],
+    structuredContent: { ...structured },
+  };
+}
+
+/**
+ * A successful answer. Parsed with the answer schema, so structured content holds exactly the
+ * declared fields (a validating client rejects undeclared ones); the text keeps the answer as the
+ * server sent it.
+ */
+export function successResult(op: OperationDef, answer: unknown): CallToolResult {
+  const parsed = op.response?.safeParse(answer);
+  const data = (parsed?.success ? parsed.data : answer) as Record<string, unknown>;
+  const { items, rejected } = countRejected(answer);
+  const note = rejected > 0 ? `\n${rejected} of ${items} results were rejected; see "error" in each.` : '';
+  return { content: [{ type: 'text', text: JSON.stringify(answer) + note }], structuredContent: data };
+}
+
+export type ToolCall = (tool: ToolDefinition, args: Record<string, unknown>) => Promise<CallToolResult>;
+
+/** The SDK's request schema that `registerTools` replaces the handler of (passed in: see the file comment). */
+export interface ListToolsSchema {
+  ListToolsRequestSchema: typeof ListToolsRequestSchema;
+}
+
+// A listing is pure data of its tools: written once per tool set (per process, or per isolate).
+const listings = new WeakMap<readonly ToolDefinition[], { tools: Record<string, unknown>[] }>();
+
+/**
+ * Registers every tool with its title, schemas and annotations (mcp/tools.ts), and lists them
+ * leaner than the SDK would. The SDK validates calls with the zod schemas registered here but
+ * lists each schema in full (a 400-character date-time pattern per timestamp, …); the listing is
+ * replaced by the same schemas written leaner (mcp/tools.ts, toolJsonSchema). The SDK documents
+ * that setRequestHandler replaces the previous handler; the list is static, so it is built once.
+ */
+export function registerTools(
+  server: McpServer,
+  tools: readonly ToolDefinition[],
+  call: ToolCall,
+  { ListToolsRequestSchema }: ListToolsSchema,
+): void {
+  for (const tool of tools) {
+    server.registerTool(
+      tool.name,
+      {
+        title: tool.title,
+        description: tool.description,
+        inputSchema: tool.inputShape as never,
+        outputSchema: tool.outputShape as never,
+        annotations: tool.annotations,
+      },
+      ((args: Record<string, unknown>) => call(tool, args ?? {})) as never,
+    );
+  }
+  server.server.setRequestHandler(ListToolsRequestSchema, () => {
+    let listing = listings.get(tools);
+    if (!listing) {
+      listing = { tools: tools.map(listedTool) };
+      listings.set(tools, listing);
+    }
+    return listing as never;
+  });
+}

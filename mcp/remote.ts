@@ -1,0 +1,333 @@
+/**
+ * The remote MCP server: the same registry-generated tools as `switchboard mcp` (mcp/tools.ts),
+ * served by the worker itself over Streamable HTTP at `/mcp` (worker/mcp.ts mounts it), for
+ * clients that cannot start a local process. Runtime-independent: no `node:` imports, so it runs
+ * inside the worker on Cloudflare and in Miniflare alike.
+ *
+ * Differences from the stdio server, and why:
+ * - Stateless (no `Mcp-Session-Id`), as the SDK recommends for Workers: every POST builds a fresh
+ *   server and transport, so any isolate can answer any request and nothing is kept between calls.
+ *   GET (a standalone server-to-client stream) and DELETE (ending a session) have nothing to serve
+ *   and answer 405, as in the SDK's stateless examples.
+ * - No local files: the server has no file system of the caller's. `file_path` is replaced by
+ *   `file`, the bytes in base64; `download_file` returns the bytes in base64 instead of writing to
+ *   `out_path`. Both are capped at INLINE_FILE_MAX_BYTES; the normal limits (max_file_bytes,
+ *   upload admission) apply on top, because every call goes through the API itself.
+ * - Every tool call is one request to the API app, made in-process by the caller of
+ *   `handleRemoteMcp` with the same key and client address, so authentication, validation, limits
+ *   and the claim/ACK rules are exactly the API's.
+ */
+import { z } from '@hono/zod-openapi';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { type CallToolResult, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { filenameFromDisposition } from '../cli/lib/download-result.js';
+import { operationFields, splitInput } from '../cli/lib/fields.js';
+import { VERSION } from '../cli/lib/version.js';
+import { operationList } from '../worker/contract/index.js';
+import type { OperationDef } from '../worker/contract/registry.js';
+import { errorResult, registerTools, serverInstructions, successResult, type ToolErrorBody } from './core.js';
+import {
+  DATA_NOT_INSTRUCTIONS,
+  FILE_PATH_FIELD,
+  OUT_PATH_FIELD,
+  OVERWRITE_FIELD,
+  type ToolDefinition,
+  toolDefinitions,
+} from './tools.js';
+
+/** The most bytes one call carries inline, either way (4 MB, MB = 1,000,000 bytes). */
+export const INLINE_FILE_MAX_BYTES = 4_000_000;
+/** The upload field of the send tools. */
+export const INLINE_FILE_FIELD = 'file';
+/** Base64 of INLINE_FILE_MAX_BYTES is 5.33 MB; the rest of a JSON-RPC call fits in the margin. */
+const MAX_REQUEST_BYTES = 6 * 1024 * 1024;
+const MAX_BASE64_CHARS = Math.ceil(INLINE_FILE_MAX_BYTES / 3) * 4;
+const CAP_SIZE = `${INLINE_FILE_MAX_BYTES / 1_000_000} MB (${INLINE_FILE_MAX_BYTES.toLocaleString('en-US')} bytes)`;
+const CAP_TEXT = `at most ${CAP_SIZE}`;
+
+const InlineFile = z.object({
+  filename: z.string().min(1).describe("The file's name as recipients see it (metadata only, never a path)."),
+  media_type: z.string().min(1).optional().describe('Its media type (default application/octet-stream).'),
+  content_base64: z
+    .string()
+    .describe(`The bytes in standard base64 with padding: ${CAP_TEXT} decoded, and within max_file_bytes.`),
+});
+
+const InlineDownload = {
+  size: z.number().int().nonnegative(),
+  media_type: z.string().describe('The media type the sender declared.'),
+  filename: z.string().nullable().describe("The sender's file name."),
+  sha256: z.string().describe('SHA-256 (hex) of the bytes returned, computed by the server as they were read.'),
+  content_base64: z.string().describe('The bytes, base64.'),
+};
+
+/**
+ * A stdio tool text in remote terms: `file_path` becomes the inline `file`, and a sentence about
+ * `out_path`/`overwrite` (where the stdio download writes) is left out; the remote download says
+ * what it returns instead.
+ */
+function remoteText(text: string): string {
+  const local = new RegExp(`\\b(?:${OUT_PATH_FIELD}|${OVERWRITE_FIELD})\\b`);
+  return text
+    .split(/(?<=\.)\s+(?=[A-Z])/)
+    .filter((sentence) => !local.test(sentence))
+    .join(' ')
+    .replace(new RegExp(`\\b${FILE_PATH_FIELD}\\b`, 'g'), INLINE_FILE_FIELD);
+}
+
+/**
+ * The remote tool set: every registry tool, with its file fields carrying bytes instead of local
+ * paths. Built from `toolDefinitions`, so names, schemas, texts and annotations follow the registry.
+ */
+export function remoteToolDefinitions(operations: readonly OperationDef[] = operationList): ToolDefinition[] {
+  return toolDefinitions(operations).map((tool) => {
+    const { op } = tool;
+    const inputShape = { ...tool.inputShape };
+    let outputShape = tool.outputShape;
+    let description = remoteText(tool.description);
+    let annotations = tool.annotations;
+    if (op.upload) {
+      delete inputShape[FILE_PATH_FIELD];
+      inputShape[INLINE_FILE_FIELD] = InlineFile.optional().describe(
+        `One file to attach, its bytes in base64 (${CAP_TEXT} here; send larger files with the CLI).`,
+      );
+    }
+    if (op.rawResponse) {
+      delete inputShape[OUT_PATH_FIELD];
+      delete inputShape[OVERWRITE_FIELD];
+      const { path: _path, size: _size, media_type: _type, filename: _name, sha256: _sha, ...rest } = outputShape;
+      outputShape = { ...rest };
+      for (const [name, schema] of Object.entries(InlineDownload)) outputShape[name] = schema.optional();
+      const parts = [op.summary.endsWith('.') ? op.summary : `${op.summary}.`];
+      const text = (op.mcp || undefined)?.description ?? op.description;
+      if (text) parts.push(remoteText(text));
+      parts.push(
+        `Returns the bytes as content_base64 with size, media type, file name and SHA-256; files over ${CAP_SIZE} ` +
+          'are refused with payload_too_large (download those with the CLI).',
+        // Unlike the stdio download (which writes them to a file), the result carries a peer's bytes.
+        DATA_NOT_INSTRUCTIONS,
+      );
+      description = parts.join(' ');
+      // It writes nothing anywhere (the stdio download writes a local file): a read, repeatable.
+      annotations = { ...annotations, readOnlyHint: true, destructiveHint: false, idempotentHint: true };
+    }
+    return { ...tool, inputShape, outputShape, description, annotations };
+  });
+}
+
+/**
+ * One API request, made by the host of the server (worker/mcp.ts) in-process with the caller's
+ * credentials. `path` is below `/api/v1`, with its query string.
+ */
+export type ApiCall = (
+  method: string,
+  path: string,
+  body?: { json: unknown } | { form: FormData },
+) => Promise<Response>;
+
+const tooLarge = (message: string, field?: string): ToolErrorBody => ({
+  error: {
+    code: 'payload_too_large',
+    message,
+    ...(field && { field }),
+    limit: INLINE_FILE_MAX_BYTES,
+  },
+});
+
+function apiPath(op: OperationDef, params: Record<string, unknown>, query: Record<string, unknown>): string {
+  const path = op.path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(String(params[name] ?? '')));
+  const search = new URLSearchParams();
+  for (const [name, value] of Object.entries(query)) {
+    for (const item of Array.isArray(value) ? value : [value]) {
+      if (item !== undefined && item !== null) search.append(name, String(item));
+    }
+  }
+  const text = search.toString();
+  return text ? `${path}?${text}` : path;
+}
+
+// A plain character class: a grouped repetition over megabytes overflows the regex engine's stack.
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
+/** Strict standard base64 (what every client library writes): anything else is refused, not guessed. */
+function decodeBase64(text: string): Uint8Array<ArrayBuffer> | null {
+  if (text.length % 4 !== 0 || !BASE64.test(text)) return null;
+  let binary: string;
+  try {
+    binary = atob(text);
+  } catch {
+    return null;
+  }
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  return bytes;
+}
+
+function encodeBase64(bytes: Uint8Array): string {
+  let binary = '';
+  for (let at = 0; at < bytes.length; at += 0x8000) {
+    binary += String.fromCharCode(...bytes.subarray(at, at + 0x8000));
+  }
+  return btoa(binary);
+}
+
+async function sha256Hex(bytes: Uint8Array<ArrayBuffer>): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', bytes));
+  return Array.from(digest, (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+/** The API's structured error, or one made up for an answer that has none (it should not happen). */
+async function apiError(response: Response): Promise<CallToolResult> {
+  const text = await response.text();
+  try {
+    const body = JSON.parse(text) as ToolErrorBody;
+    if (typeof body?.error?.code === 'string') return errorResult(body);
+  } catch {
+    // Not JSON: reported below.
+  }
+  return errorResult({ error: { code: 'internal_error', message: `HTTP ${response.status} without an error body.` } });
+}
+
+/** Reads at most INLINE_FILE_MAX_BYTES; more (declared or seen) is refused and the rest cancelled. */
+async function readCapped(response: Response): Promise<Uint8Array<ArrayBuffer> | null> {
+  const declared = Number(response.headers.get('content-length') ?? Number.NaN);
+  if (declared > INLINE_FILE_MAX_BYTES) {
+    await response.body?.cancel();
+    return null;
+  }
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  if (response.body) {
+    const reader = response.body.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      total += value.byteLength;
+      if (total > INLINE_FILE_MAX_BYTES) {
+        await reader.cancel();
+        return null;
+      }
+      chunks.push(value);
+    }
+  }
+  const bytes = new Uint8Array(total);
+  let at = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return bytes;
+}
+
+export async function callRemoteTool(
+  tool: ToolDefinition,
+  args: Record<string, unknown>,
+  api: ApiCall,
+): Promise<CallToolResult> {
+  const { op } = tool;
+  const { [INLINE_FILE_FIELD]: file, ...values } = args;
+  const input = splitInput(operationFields(op), values);
+  const path = apiPath(op, input.params, input.query);
+
+  let body: { json: unknown } | { form: FormData } | undefined = op.body ? { json: input.body } : undefined;
+  if (op.upload && file !== undefined) {
+    const { filename, media_type, content_base64 } = file as z.infer<typeof InlineFile>;
+    // Measured before decoding, so an oversized file costs no decoding.
+    if (content_base64.length > MAX_BASE64_CHARS) {
+      return errorResult(tooLarge(`file: ${CAP_TEXT} can be sent in a tool call`, 'file.content_base64'));
+    }
+    const bytes = decodeBase64(content_base64);
+    if (!bytes) {
+      return errorResult({
+        error: {
+          code: 'validation_failed',
+          message: 'file.content_base64: not valid base64 (standard alphabet, with padding)',
+          field: 'file.content_base64',
+        },
+      });
+    }
+    if (bytes.byteLength > INLINE_FILE_MAX_BYTES) {
+      return errorResult(tooLarge(`file: ${CAP_TEXT} can be sent in a tool call`, 'file.content_base64'));
+    }
+    const form = new FormData();
+    form.append('metadata', JSON.stringify(input.body));
+    form.append('file', new Blob([bytes], { type: media_type ?? 'application/octet-stream' }), filename);
+    body = { form };
+  }
+
+  const response = await api(op.method.toUpperCase(), path, body);
+  if (!response.ok) return apiError(response);
+  if (!op.rawResponse) return successResult(op, await response.json());
+
+  const bytes = await readCapped(response);
+  if (!bytes) {
+    return errorResult(tooLarge(`the file is larger than the ${CAP_SIZE} a tool call can return; use the CLI`));
+  }
+  const result = {
+    ...input.params,
+    size: bytes.byteLength,
+    media_type: response.headers.get('content-type') ?? 'application/octet-stream',
+    filename: filenameFromDisposition(response.headers.get('content-disposition')),
+    sha256: await sha256Hex(bytes),
+  };
+  return {
+    // The text leaves the bytes out: a model reads structured content for them, not a 5 MB line.
+    content: [{ type: 'text', text: JSON.stringify(result) }],
+    structuredContent: { ...result, content_base64: encodeBase64(bytes) },
+  };
+}
+
+let tools: ToolDefinition[] | undefined;
+let instructions: string | undefined;
+
+/** The remote server's instructions: the stdio ones, with files inline and no local errors. */
+export function remoteInstructions(operations: readonly OperationDef[] = operationList): string {
+  return serverInstructions(operations, { inlineFiles: { field: INLINE_FILE_FIELD, cap: CAP_TEXT } });
+}
+
+/** The SDK's ajv validator is only used for elicitation, which this server never asks for. */
+const noSchemaValidation = {
+  getValidator: () => () => ({
+    valid: false as const,
+    data: undefined,
+    errorMessage: 'JSON Schema validation is not used by this server.',
+  }),
+};
+
+export function buildRemoteServer(api: ApiCall): McpServer {
+  // The definitions are pure data of the registry: built once per isolate.
+  tools ??= remoteToolDefinitions();
+  instructions ??= remoteInstructions();
+  const server = new McpServer(
+    { name: 'switchboard', title: 'Switchboard', version: VERSION },
+    { instructions, jsonSchemaValidator: noSchemaValidation },
+  );
+  registerTools(server, tools, (tool, args) => callRemoteTool(tool, args, api), { ListToolsRequestSchema });
+  return server;
+}
+
+function methodNotAllowed(): Response {
+  return new Response(
+    JSON.stringify({
+      jsonrpc: '2.0',
+      error: { code: -32000, message: 'Method not allowed: this server is stateless; POST JSON-RPC messages.' },
+      id: null,
+    }),
+    { status: 405, headers: { Allow: 'POST', 'Content-Type': 'application/json' } },
+  );
+}
+
+/** Answers one HTTP request to `/mcp` (already authenticated by the caller). */
+export async function handleRemoteMcp(request: Request, api: ApiCall): Promise<Response> {
+  if (request.method !== 'POST') return methodNotAllowed();
+  const server = buildRemoteServer(api);
+  const transport = new WebStandardStreamableHTTPServerTransport({
+    sessionIdGenerator: undefined,
+    maxRequestBodySize: MAX_REQUEST_BYTES,
+  });
+  await server.connect(transport);
+  // The answer is an SSE stream that the transport closes after the last response of this
+  // request; the server and transport are garbage once it is done.
+  return transport.handleRequest(request);
+}
