@@ -1,27 +1,12 @@
-import type { AgentDO } from '../durable-objects/agent/agent-do.js';
-import type { ChannelDO } from '../durable-objects/channel/channel-do.js';
-import type { GroupCatalogDO } from '../durable-objects/group-catalog/group-catalog-do.js';
-import type { RegistryDO } from '../durable-objects/registry/registry-do.js';
-import type { RetentionDO } from '../durable-objects/retention/retention-do.js';
-
-export interface Env {
-  /** The one registry: hosts, agents, settings, administrators. Admin traffic and the directory. */
-  REGISTRY: DurableObjectNamespace<RegistryDO>;
-  /** One per agent: credentials, host addresses, the inbox index. Carries the per-request auth. */
-  AGENT: DurableObjectNamespace<AgentDO>;
-  /** One per channel (`dm_…` pair or `grp_…` group): messages, deliveries, claims, dedup. */
-  CHANNEL: DurableObjectNamespace<ChannelDO>;
-  /** One (`groups`): the administrators' list of groups, fed by the group channels' outboxes. */
-  GROUPS: DurableObjectNamespace<GroupCatalogDO>;
-  /**
-   * One (`idFromName('retention')`): upload admission and staged objects, the channel catalog,
-   * retroactive cleanup and deletion health.
-   */
-  RETENTION: DurableObjectNamespace<RetentionDO>;
-  /** Attachment bytes: one object per message attachment. */
-  FILES: R2Bucket;
-  /** The built admin console (wrangler `[assets]`). */
-  ASSETS?: Fetcher;
+/// <reference path="../worker-configuration.d.ts" />
+/**
+ * The worker's bindings. Those wrangler.toml declares (the five Durable Object namespaces: REGISTRY,
+ * AGENT, CHANNEL, GROUPS, RETENTION; the FILES bucket; ASSETS) are generated from it by the pinned
+ * `wrangler types` into worker-configuration.d.ts (`npm run types`; `npm run check` fails when it
+ * drifts). Only what wrangler.toml cannot declare is written here. ASSETS is typed as declared,
+ * although the Workers test pool runs without it (worker/index.ts then serves only the API).
+ */
+export interface UndeclaredBindings {
   /** Secret key for the keyed hashes of API keys and tokens. `wrangler secret put KEY_PEPPER`. */
   KEY_PEPPER?: string;
   /**
@@ -39,3 +24,5 @@ export interface Env {
   /** "1" enables test-only inspection routes. Never set in production. */
   TEST_ROUTES?: string;
 }
+
+export interface Env extends Cloudflare.Env, UndeclaredBindings {}

@@ -24,8 +24,10 @@ export const OPENAPI_INFO = {
 
 /**
  * The `@hono/zod-openapi` route of an operation; the app adds its middleware. `serving` marks the
- * route the app registers: there an upload operation's JSON validator runs only on JSON requests,
- * because a multipart request carries its JSON in the `metadata` part, which the handler reads.
+ * route the app registers: it declares no request body, so @hono/zod-openapi adds no body
+ * validator that would read the body again; the app validates the body the json-body middleware
+ * parsed (validJsonBody in app.ts). A multipart upload carries its JSON in the `metadata` part,
+ * which the handler reads.
  */
 export function routeFor(op: OperationDef, middleware: MiddlewareHandler[] = [], serving = false) {
   const content: Record<string, { schema: z.ZodType | object }> = {};
@@ -56,7 +58,7 @@ export function routeFor(op: OperationDef, middleware: MiddlewareHandler[] = [],
     request: {
       ...(op.params && { params: op.params }),
       ...(op.query && { query: op.query }),
-      ...(Object.keys(content).length > 0 && { body: { content, required: !(serving && op.upload) } }),
+      ...(!serving && Object.keys(content).length > 0 && { body: { content, required: true } }),
     },
     responses: {
       [status]: op.response

@@ -192,11 +192,33 @@ function helpFor(field: FieldInfo, extra?: string): string {
   return parts.join(' ');
 }
 
+/**
+ * Gives an option or argument its help text when help is shown, not when the command is built:
+ * the contract's help text costs an OpenAPI generator run (cli/lib/fields.ts), which a plain
+ * `switchboard inbox` must not pay at start-up. Commander reads the public `description` field
+ * only to print help.
+ */
+function lazyHelp<T extends Option | Argument>(target: T, text: () => string): T {
+  let cached: string | undefined;
+  Object.defineProperty(target, 'description', {
+    enumerable: true,
+    configurable: true,
+    get: () => {
+      cached ??= text();
+      return cached;
+    },
+    set: (value: string) => {
+      cached = value;
+    },
+  });
+  return target;
+}
+
 function addPositional(command: Command, field: FieldInfo, isLast: boolean, optional: boolean): void {
   const variadic = field.kind === 'array';
   if (variadic && !isLast) throw new Error(`positional ${field.name} is an array and must come last`);
   const name = `${argName(field)}${variadic ? '...' : ''}`;
-  const argument = new Argument(optional ? `[${name}]` : `<${name}>`, helpFor(field));
+  const argument = lazyHelp(new Argument(optional ? `[${name}]` : `<${name}>`), () => helpFor(field));
   if (variadic && field.item) argument.argParser(collect(itemParser(field.item)));
   else if (field.kind !== 'string') argument.argParser((raw: string) => parseScalar(field.kind, field.enumValues, raw));
   if (field.enumValues && !variadic) argument.choices([...field.enumValues]);
@@ -206,12 +228,12 @@ function addPositional(command: Command, field: FieldInfo, isLast: boolean, opti
 function addOption(command: Command, field: FieldInfo, flag: string): string[] {
   const placeholder = field.item?.kind === 'object' ? argName(field).toLowerCase() : field.name;
   if (field.kind === 'boolean') {
-    const on = new Option(`--${flag}`, helpFor(field));
+    const on = lazyHelp(new Option(`--${flag}`), () => helpFor(field));
     const off = new Option(`--no-${flag}`, `set ${field.name} to false`);
     command.addOption(on).addOption(off);
     return [on.attributeName()];
   }
-  const option = new Option(`--${flag} <${placeholder}>`, helpFor(field));
+  const option = lazyHelp(new Option(`--${flag} <${placeholder}>`), () => helpFor(field));
   if (field.kind === 'array' && field.item) option.argParser(collect(itemParser(field.item)));
   else if (field.enumValues) option.choices([...field.enumValues]);
   else if (field.kind !== 'string') option.argParser((raw: string) => parseScalar(field.kind, field.enumValues, raw));

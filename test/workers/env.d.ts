@@ -1,7 +1,9 @@
-import type { Env as WorkerEnv } from '../../worker/env.js';
+import type { UndeclaredBindings } from '../../worker/env.js';
 
+// `env` of cloudflare:test is `Cloudflare.Env`: the generated bindings of wrangler.toml
+// (worker-configuration.d.ts), plus those the tests' miniflare options add.
 declare global {
   namespace Cloudflare {
-    interface Env extends WorkerEnv {}
+    interface Env extends UndeclaredBindings {}
   }
 }

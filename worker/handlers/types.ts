@@ -25,6 +25,8 @@ export interface AppVariables {
   admin?: AdminPrincipal;
   /** Agent routes: the channel/group IDs named in the path or query, and whether the agent's index knows each. */
   channelAccess?: ReadonlyMap<string, boolean>;
+  /** A JSON body, strictly decoded and parsed (middleware/json-body.ts); the route's schema validates it. */
+  jsonBody?: unknown;
 }
 
 export type AppEnv = { Bindings: Env; Variables: AppVariables };

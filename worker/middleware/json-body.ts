@@ -7,9 +7,11 @@ import { maxJsonRequestBytes } from '../lib/limits.js';
 import { currentSettings } from '../lib/settings-cache.js';
 
 /**
- * Reads a JSON body under a size cap and decodes it strictly before the zod validator sees it,
- * so invalid UTF-8 and lone surrogates are refused instead of silently replaced. The validator
- * then parses the cached text (Hono's body cache), so the body is read from the wire once.
+ * Reads a JSON body under a size cap and decodes it strictly, so invalid UTF-8 and lone
+ * surrogates are refused instead of silently replaced, and hands the parsed value on as the
+ * `jsonBody` variable: the app validates it with the operation's schema (validJsonBody in
+ * app.ts), after the path and query, as a route validator would. The body is read from the wire
+ * and parsed once, and nothing relies on Hono's undocumented body cache.
  */
 export function jsonBody(op: OperationDef) {
   return createMiddleware<AppEnv>(async (c, next) => {
@@ -28,8 +30,7 @@ export function jsonBody(op: OperationDef) {
       throw new ApiError('payload_too_large', `The request body is larger than ${cap} bytes.`, { limit: cap });
     }
     const bytes = await readBounded(c.req.raw.body, cap);
-    const { text } = parseJsonStrict(bytes);
-    c.req.bodyCache.text = Promise.resolve(text) as never;
+    c.set('jsonBody', parseJsonStrict(bytes).value);
     await next();
   });
 }

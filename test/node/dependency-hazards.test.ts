@@ -1,0 +1,43 @@
+/**
+ * The dependency hazards stay gone: no source reads zod's internals (`_zod`) or writes Hono's
+ * undocumented body cache, and nothing imports @asteasolutions/zod-to-openapi directly (a second
+ * copy would read an empty metadata registry: test/node/help-text.test.ts shows what is lost).
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const root = join(import.meta.dirname, '../..');
+const SOURCE_DIRS = ['worker', 'durable-objects', 'cli', 'mcp', 'admin-ui/src', 'scripts'];
+
+function sources(dir: string): string[] {
+  return readdirSync(join(root, dir), { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile() && /\.(ts|mts|js|mjs)$/.test(entry.name) && !entry.name.endsWith('.d.ts'))
+    .map((entry) => relative(root, join(entry.parentPath, entry.name)))
+    .filter((path) => !path.includes('/generated/'));
+}
+
+describe('dependency hazards', () => {
+  const files = SOURCE_DIRS.flatMap(sources);
+
+  it('scans the sources', () => {
+    expect(files).toContain('cli/lib/fields.ts');
+    expect(files).toContain('worker/middleware/json-body.ts');
+  });
+
+  it.each([
+    ['zod internals', /\._zod\b/],
+    ["Hono's body cache", /\bbodyCache\b/],
+    ['a direct zod-to-openapi import', /from ['"]@asteasolutions\/zod-to-openapi['"]/],
+  ])('no source uses %s', (_what, pattern) => {
+    const offenders = files.filter((file) => pattern.test(readFileSync(join(root, file), 'utf8')));
+    expect(offenders).toEqual([]);
+  });
+
+  it('package.json does not pin zod-to-openapi beside @hono/zod-openapi', () => {
+    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+    expect(Object.keys({ ...pkg.dependencies, ...pkg.devDependencies })).not.toContain(
+      '@asteasolutions/zod-to-openapi',
+    );
+  });
+});
