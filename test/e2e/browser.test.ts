@@ -14,6 +14,7 @@ import {
   signIn,
   watchPageErrors,
 } from './browser-kit.js';
+import { EXPECTED_GPU, fakeNvidiaSmiDir, pathWith } from './fake-nvidia-smi.js';
 import { adminLogin, api, createAgent, createHost, type Server, startServer } from './harness.js';
 
 let server: Server;
@@ -21,7 +22,11 @@ let browser: Browser;
 let cookie: string;
 
 beforeAll(async () => {
-  [server, browser] = await Promise.all([startServer(), launchChromium()]);
+  // A fake nvidia-smi first on the launcher's PATH, so the GPU card shows figures on any machine.
+  [server, browser] = await Promise.all([
+    startServer({ env: { PATH: pathWith(fakeNvidiaSmiDir()) } }),
+    launchChromium(),
+  ]);
   cookie = await adminLogin(server);
 });
 
@@ -79,6 +84,16 @@ describe('the console', () => {
     // Self-hosted, the launcher measures memory and disk from the operating system.
     expect(overview.body.resources.memory.available).toBe(true);
     expect(overview.body.resources.disk.available).toBe(true);
+    // The GPU card shows nvidia-smi's figures: average utilization, memory used of total, the count.
+    expect(overview.body.resources.gpu).toEqual(EXPECTED_GPU);
+    const gpuCard = page.locator('sb-resource[data-metric="gpu"]');
+    expect(await gpuCard.locator('[data-state]').getAttribute('data-state')).toBe('available');
+    expect((await gpuCard.locator('.figure').textContent())?.trim()).toBe('21%');
+    expect(await gpuCard.locator('meter').getAttribute('value')).toBe('21');
+    expect(await gpuCard.locator('.hint').allTextContents()).toEqual([
+      '2.1 GB of 51.5 GB',
+      '2 GPUs (average utilization, memory summed)',
+    ]);
     await screenshot(page, 'overview');
 
     // A host with two addresses.
