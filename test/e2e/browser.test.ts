@@ -441,11 +441,37 @@ describe('the console', () => {
   it('signs out, and the session is over', async () => {
     const context = await newContext(browser);
     const page = await context.newPage();
+    const errors = watchPageErrors(page);
     await signIn(page, server.url, server.adminPassword as string);
+    const session = (await context.cookies(server.url)).find((c) => c.name === 'switchboard_session');
+    expect(session, 'the session cookie after sign-in').toBeDefined();
+    const sessionCookie = `${session!.name}=${session!.value}`;
+    expect((await api(server, 'GET', '/admin/overview', { cookie: sessionCookie })).status).toBe(200);
+
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('heading', { level: 1, name: 'Sign in' }).waitFor();
+    expect(await page.getByRole('heading', { level: 1, name: 'Overview' }).count()).toBe(0);
+    expect(await page.getByRole('button', { name: 'Sign out' }).count()).toBe(0);
+    // The browser dropped the cookie, and the server ended the session: the old cookie, replayed,
+    // opens no admin route.
+    await expect
+      .poll(async () => (await context.cookies(server.url)).some((c) => c.name === 'switchboard_session'))
+      .toBe(false);
+    for (const path of ['/admin/overview', '/admin/hosts', '/admin/settings']) {
+      const replayed = await api(server, 'GET', path, { cookie: sessionCookie });
+      expect({ path, status: replayed.status, code: replayed.body?.error?.code }).toEqual({
+        path,
+        status: 401,
+        code: 'unauthenticated',
+      });
+    }
+    // Reloading, or opening an admin page directly, shows the sign-in page, not the console.
     await page.reload();
     await page.getByRole('heading', { level: 1, name: 'Sign in' }).waitFor();
+    await page.goto(`${server.url}/hosts`);
+    await page.getByRole('heading', { level: 1, name: 'Sign in' }).waitFor();
+    expect(await page.getByRole('heading', { level: 1, name: 'Hosts' }).count()).toBe(0);
+    expect(errors).toEqual([]);
     await context.close();
   });
 });
