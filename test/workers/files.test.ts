@@ -7,7 +7,6 @@
 import { env, runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import fc from 'fast-check';
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { ChannelDO } from '../../durable-objects/channel/channel-do.js';
 import { type Call, call } from './helpers.js';
 import { ack, claim, inbox, sendOne, setLimits, type TestAgent, world } from './messaging-helpers.js';
 import { formPart, multipartBody } from './multipart-body.js';
@@ -442,7 +441,7 @@ describe('no orphans', () => {
     const stub = channel(ch);
     // The state a crash leaves between the copy and the insert: a pending-copy row and its object.
     const strayKey = `files/${ch}/stray-copy`;
-    await runInDurableObject(stub, async (instance: ChannelDO) => {
+    await runInDurableObject(stub, async (instance) => {
       (instance as any).store.files.beginCopy(strayKey, Date.now());
     });
     await env.FILES.put(strayKey, 'copied but never committed');
