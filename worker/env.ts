@@ -21,8 +21,6 @@ export interface UndeclaredBindings {
   FRONT_SECRET?: string;
   /** Self-host only: the launcher's host metrics service (CPU, memory, disk, GPU). */
   HOST_METRICS?: Fetcher;
-  /** "1" enables test-only inspection routes. Never set in production. */
-  TEST_ROUTES?: string;
 }
 
 export interface Env extends Cloudflare.Env, UndeclaredBindings {}

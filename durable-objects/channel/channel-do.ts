@@ -51,11 +51,10 @@ const OUTBOX_SAFETY_MS = 30_000;
  * outbox delivery, the store owns every transaction.
  */
 export class ChannelDO extends DurableObject<Env> {
-  private readonly store: ChannelStore;
+  /** Protected for the test worker's subclass (test/workers/test-worker.ts), which reads it. */
+  protected readonly store: ChannelStore;
   private readonly groups: GroupMembership;
   private readonly attachments: ChannelAttachments;
-  /** Test-only clock shift (setClockOffset), so expiry can be tested without waiting. */
-  private clockOffsetMs = 0;
   private alarmArmed = false;
 
   constructor(ctx: DurableObjectState, env: Env) {
@@ -72,8 +71,12 @@ export class ChannelDO extends DurableObject<Env> {
     });
   }
 
-  private now(): number {
-    return Date.now() + this.clockOffsetMs;
+  /**
+   * The clock of every rule. Protected so that the test worker's subclass can shift it; the
+   * production bundle has no way to (test/e2e/production-bundle.test.ts).
+   */
+  protected now(): number {
+    return Date.now();
   }
 
   /**
@@ -379,24 +382,6 @@ export class ChannelDO extends DurableObject<Env> {
   /** Asked by the retention object while this channel has unfinished deletions. */
   async retryDeletions(): Promise<DeletionStats> {
     return this.attachments.maintenance();
-  }
-
-  /** Test-only: the object keys this channel owns or is deleting (compared with R2 by tests). */
-  async storedKeys(): Promise<{ live: string[]; pending: string[]; deleting: string[] }> {
-    if (this.env.TEST_ROUTES !== '1') throw new ApiError('forbidden', 'Test routes are disabled.');
-    return this.store.files.ownedKeys();
-  }
-
-  /** Test-only: makes this channel's R2 deletions fail (null: back to normal). */
-  async setDeletionFailure(message: string | null): Promise<void> {
-    if (this.env.TEST_ROUTES !== '1') throw new ApiError('forbidden', 'Test routes are disabled.');
-    this.store.files.queue.failWith = message;
-  }
-
-  /** Test-only: shifts this channel's clock. Refused unless the worker runs with TEST_ROUTES=1. */
-  async setClockOffset(ms: number): Promise<void> {
-    if (this.env.TEST_ROUTES !== '1') throw new ApiError('forbidden', 'Test routes are disabled.');
-    this.clockOffsetMs = ms;
   }
 
   /** Retries the outbox; a failed note re-arms the alarm (drainOutbox), so retries go on until it lands. */

@@ -84,9 +84,9 @@ const { uploadLeases, deletionJobs, channels, channelHealth, cleanupState } = sc
  * never of ordinary text messages, claims or reads.
  */
 export class RetentionDO extends DurableObject<Env> {
-  private readonly db: ReturnType<typeof openDatabase<typeof schema>>;
-  private readonly queue: DeletionQueue;
-  private clockOffsetMs = 0;
+  // Protected for the test worker's subclass (test/workers/test-worker.ts), which inspects them.
+  protected readonly db: ReturnType<typeof openDatabase<typeof schema>>;
+  protected readonly queue: DeletionQueue;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -98,8 +98,9 @@ export class RetentionDO extends DurableObject<Env> {
     });
   }
 
-  private now(): number {
-    return Date.now() + this.clockOffsetMs;
+  /** Protected so that the test worker's subclass can shift it; production cannot. */
+  protected now(): number {
+    return Date.now();
   }
 
   private state() {
@@ -647,37 +648,8 @@ export class RetentionDO extends DurableObject<Env> {
       await this.ctx.storage.deleteAlarm();
       return;
     }
-    // Alarms run on the real clock; the test offset only shifts what "now" means inside.
-    const at = Math.min(...times) - this.clockOffsetMs;
+    // Alarms run on the real clock; a test's shifted clock only changes what "now" means inside.
+    const at = Math.min(...times) - (this.now() - Date.now());
     await this.ctx.storage.setAlarm(Math.max(at, Date.now() + 10));
-  }
-
-  // Test-only controls (refused unless the worker runs with TEST_ROUTES=1)
-
-  private assertTest(): void {
-    if (this.env.TEST_ROUTES !== '1') throw new ApiError('forbidden', 'Test routes are disabled.');
-  }
-
-  async setClockOffset(ms: number): Promise<void> {
-    this.assertTest();
-    this.clockOffsetMs = ms;
-  }
-
-  /** Makes every R2 call of this object's deletion jobs fail (null: back to normal). */
-  async setDeletionFailure(message: string | null): Promise<void> {
-    this.assertTest();
-    this.queue.failWith = message;
-  }
-
-  /** Runs the alarm's work now (tests do not wait for the real alarm). */
-  async runAlarmNow(): Promise<CleanupStatusView> {
-    this.assertTest();
-    await this.alarm();
-    return this.cleanupStatus();
-  }
-
-  async leaseCount(): Promise<number> {
-    this.assertTest();
-    return this.db.select({ n: count() }).from(uploadLeases).get()?.n ?? 0;
   }
 }

@@ -58,7 +58,7 @@ type AnyDb = DrizzleSqliteDODatabase<any>;
 type AnyTx = Parameters<Parameters<AnyDb['transaction']>[0]>[0];
 
 export class DeletionQueue {
-  /** Test-only fault injection (TEST_ROUTES=1): every R2 call of a run fails with this message. */
+  /** Fault injection: every R2 call of a run fails with this message. Set only by the test worker. */
   failWith: string | null = null;
 
   constructor(

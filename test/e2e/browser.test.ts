@@ -14,6 +14,7 @@ import {
   signIn,
   watchPageErrors,
 } from './browser-kit.js';
+import { EXPECTED_GPU, fakeNvidiaSmiDir, pathWith } from './fake-nvidia-smi.js';
 import { adminLogin, api, createAgent, createHost, type Server, startServer } from './harness.js';
 
 let server: Server;
@@ -21,7 +22,11 @@ let browser: Browser;
 let cookie: string;
 
 beforeAll(async () => {
-  [server, browser] = await Promise.all([startServer(), launchChromium()]);
+  // A fake nvidia-smi first on the launcher's PATH, so the GPU card shows figures on any machine.
+  [server, browser] = await Promise.all([
+    startServer({ env: { PATH: pathWith(fakeNvidiaSmiDir()) } }),
+    launchChromium(),
+  ]);
   cookie = await adminLogin(server);
 });
 
@@ -83,6 +88,16 @@ describe('the console', () => {
     // Self-hosted, the launcher measures memory and disk from the operating system.
     expect(overview.body.resources.memory.available).toBe(true);
     expect(overview.body.resources.disk.available).toBe(true);
+    // The GPU card shows nvidia-smi's figures: average utilization, memory used of total, the count.
+    expect(overview.body.resources.gpu).toEqual(EXPECTED_GPU);
+    const gpuCard = page.locator('sb-resource[data-metric="gpu"]');
+    expect(await gpuCard.locator('[data-state]').getAttribute('data-state')).toBe('available');
+    expect((await gpuCard.locator('.figure').textContent())?.trim()).toBe('21%');
+    expect(await gpuCard.locator('meter').getAttribute('value')).toBe('21');
+    expect(await gpuCard.locator('.hint').allTextContents()).toEqual([
+      '2.1 GB of 51.5 GB',
+      '2 GPUs (average utilization, memory summed)',
+    ]);
     await screenshot(page, 'overview');
 
     // A host with two addresses.
@@ -430,11 +445,37 @@ describe('the console', () => {
   it('signs out, and the session is over', async () => {
     const context = await newContext(browser);
     const page = await context.newPage();
+    const errors = watchPageErrors(page);
     await signIn(page, server.url, server.adminPassword as string);
+    const session = (await context.cookies(server.url)).find((c) => c.name === 'switchboard_session');
+    expect(session, 'the session cookie after sign-in').toBeDefined();
+    const sessionCookie = `${session!.name}=${session!.value}`;
+    expect((await api(server, 'GET', '/admin/overview', { cookie: sessionCookie })).status).toBe(200);
+
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('heading', { level: 1, name: 'Sign in' }).waitFor();
+    expect(await page.getByRole('heading', { level: 1, name: 'Overview' }).count()).toBe(0);
+    expect(await page.getByRole('button', { name: 'Sign out' }).count()).toBe(0);
+    // The browser dropped the cookie, and the server ended the session: the old cookie, replayed,
+    // opens no admin route.
+    await expect
+      .poll(async () => (await context.cookies(server.url)).some((c) => c.name === 'switchboard_session'))
+      .toBe(false);
+    for (const path of ['/admin/overview', '/admin/hosts', '/admin/settings']) {
+      const replayed = await api(server, 'GET', path, { cookie: sessionCookie });
+      expect({ path, status: replayed.status, code: replayed.body?.error?.code }).toEqual({
+        path,
+        status: 401,
+        code: 'unauthenticated',
+      });
+    }
+    // Reloading, or opening an admin page directly, shows the sign-in page, not the console.
     await page.reload();
     await page.getByRole('heading', { level: 1, name: 'Sign in' }).waitFor();
+    await page.goto(`${server.url}/hosts`);
+    await page.getByRole('heading', { level: 1, name: 'Sign in' }).waitFor();
+    expect(await page.getByRole('heading', { level: 1, name: 'Hosts' }).count()).toBe(0);
+    expect(errors).toEqual([]);
     await context.close();
   });
 });

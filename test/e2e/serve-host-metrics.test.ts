@@ -9,9 +9,22 @@ import {
   parseMeminfo,
   parseNvidiaSmi,
   parseProcStat,
+  readGpu,
 } from '../../cli/serve/host-metrics.js';
 import { Resources } from '../../worker/contract/models.js';
+import { EXPECTED_GPU, fakeNvidiaSmiDir } from './fake-nvidia-smi.js';
 import { tempDir } from './harness.js';
+
+/** Runs `fn` with PATH set to exactly `path` (the launcher finds nvidia-smi through PATH). */
+async function withPath<T>(path: string, fn: () => Promise<T>): Promise<T> {
+  const saved = process.env.PATH;
+  process.env.PATH = path;
+  try {
+    return await fn();
+  } finally {
+    process.env.PATH = saved;
+  }
+}
 
 describe('/proc/stat', () => {
   const sample = `cpu  159373 51 31695 216169 1950 0 748 218 0 0
@@ -130,6 +143,33 @@ describe('nvidia-smi', () => {
 
   it('is unavailable when nvidia-smi lists nothing', () => {
     expect(parseNvidiaSmi('\n')).toEqual({ available: false, reason: 'nvidia-smi listed no GPU.' });
+  });
+});
+
+describe('nvidia-smi on PATH (a fake answering the real query with real output)', () => {
+  it('reads the GPUs that nvidia-smi reports', async () => {
+    const bin = fakeNvidiaSmiDir();
+    expect(await withPath(bin, () => readGpu())).toEqual(EXPECTED_GPU);
+    // And through the collector, next to the real CPU, memory and disk figures.
+    const value = await withPath(bin, async () => {
+      const metrics = new HostMetrics(tempDir(), { cacheMs: 0 });
+      await metrics.start();
+      return metrics.read();
+    });
+    expect(Resources.parse(value)).toEqual(value);
+    expect(value.gpu).toEqual(EXPECTED_GPU);
+  });
+
+  it('says why when nvidia-smi fails or is missing', async () => {
+    const failing = fakeNvidiaSmiDir({ exitCode: 9 });
+    expect(await withPath(failing, () => readGpu())).toEqual({
+      available: false,
+      reason: 'nvidia-smi failed (no GPU or driver not loaded).',
+    });
+    expect(await withPath(tempDir(), () => readGpu())).toEqual({
+      available: false,
+      reason: 'No NVIDIA GPU: nvidia-smi is not installed.',
+    });
   });
 });
 

@@ -12,6 +12,7 @@
  * same server `now`), and an ACK "sent after X" uses the client clock of the same machine, taken
  * before the request left, so the server's `now` for it is never earlier.
  */
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -367,8 +368,16 @@ async function channelOwnership(
   channelIds: string[],
 ): Promise<{ live: string[]; pending: string[]; deleting: string[] }> {
   const derived = JSON.parse(readFileSync(join(ROOT, 'dist/worker/miniflare-options.json'), 'utf8')) as WorkerOptions;
-  const scriptPath = join(ROOT, 'dist/worker/index.js');
-  if (!existsSync(scriptPath)) throw new Error('dist/worker/index.js is missing: run `npm run build`.');
+  // storedKeys is a test-only control, absent from the production bundle: bundle the test worker
+  // (test/workers/test-worker.ts, the production worker plus those controls) the way the build does.
+  const outDir = tempDir('switchboard-test-worker-');
+  execFileSync('npx', ['wrangler', 'deploy', '--dry-run', '--outdir', outDir, 'test/workers/test-worker.ts'], {
+    cwd: ROOT,
+    stdio: 'ignore',
+    env: { ...process.env, WRANGLER_LOG: 'warn' },
+  });
+  const scriptPath = join(outDir, 'test-worker.js');
+  if (!existsSync(scriptPath)) throw new Error(`the test worker bundle is missing in ${outDir}`);
   const { assets: _assets, ...withoutAssets } = derived as WorkerOptions & { assets?: unknown };
   const mf = new Miniflare({
     cf: false,
@@ -385,7 +394,6 @@ async function channelOwnership(
           ...withoutAssets.bindings,
           KEY_PEPPER: readFileSync(join(dataDir, 'key-pepper'), 'utf8'),
           FRONT_SECRET: 'inspection',
-          TEST_ROUTES: '1',
         },
         serviceBindings: { ...withoutAssets.serviceBindings, HOST_METRICS: () => new MiniflareResponse('{}') },
       },

@@ -4,13 +4,13 @@
  * deletion jobs (failures visible, cleanup_unavailable), and the R2 bucket always holding exactly
  * the live attachments.
  */
-import { env, runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
+import { runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import fc from 'fast-check';
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { ChannelDO } from '../../durable-objects/channel/channel-do.js';
 import { type Call, call } from './helpers.js';
-import { ack, claim, sendOne, setLimits, type TestAgent, world } from './messaging-helpers.js';
+import { ack, claim, inbox, sendOne, setLimits, type TestAgent, world } from './messaging-helpers.js';
 import { formPart, multipartBody } from './multipart-body.js';
+import { env } from './test-env.js';
 
 const enc = new TextEncoder();
 const B = 'files-test-boundary';
@@ -252,6 +252,98 @@ describe('coupled retention', () => {
   });
 });
 
+describe('group files and membership', () => {
+  async function groupWithFile() {
+    const { cookie, agents } = await world(3);
+    const [owner, member, invitee] = agents as [TestAgent, TestAgent, TestAgent];
+    const created = await call('POST', '/groups', {
+      key: owner.key,
+      body: { name: 'files', invitee_ids: [member.id, invitee.id] },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const groupId = created.body.group.group_id as string;
+    expect((await call('POST', `/groups/${groupId}/join`, { key: member.key })).status).toBe(200);
+    const sent = await call('POST', `/groups/${groupId}/messages`, {
+      key: owner.key,
+      rawBody: multipart({ body: 'before you joined' }, { name: 'early.txt', data: 'early bytes' }),
+      headers: { 'content-type': `multipart/form-data; boundary=${B}` },
+    });
+    expect(sent.status, JSON.stringify(sent.body)).toBe(200);
+    const [file] = await files(member, groupId);
+    expect(file).toMatchObject({ filename: 'early.txt', message_id: sent.body.message_id });
+    return { cookie, owner, member, invitee, groupId, file, messageId: sent.body.message_id as string };
+  }
+
+  it('REQ-19: a pending invitee can neither list nor download group files, nor receive the message', async () => {
+    const { invitee, groupId, file } = await groupWithFile();
+    // The invitation is visible (GET /groups), the content is not.
+    expect((await call('GET', `/groups/${groupId}`, { key: invitee.key })).body.group.members).toEqual([
+      { agent_id: invitee.id, state: 'pending' },
+    ]);
+    const listed = await call('GET', `/channels/${groupId}/files`, { key: invitee.key });
+    expect({ status: listed.status, code: listed.body?.error?.code }).toEqual({ status: 404, code: 'not_found' });
+    const download = await call('GET', `/files/${file.file_id}/content`, { key: invitee.key });
+    expect({ status: download.status, code: download.body?.error?.code }).toEqual({ status: 404, code: 'not_found' });
+    expect(download.body).not.toContain('early bytes');
+    expect((await call('GET', `/channels/${groupId}/messages`, { key: invitee.key })).status).toBe(404);
+    expect((await inbox(invitee)).body.unread).toBe(0);
+    expect((await claim(invitee, { limit: 10 })).body.claims).toEqual([]);
+  });
+
+  it('REQ-22: a file sent before a member joined is listed and downloadable after joining, not unread', async () => {
+    const { invitee, groupId, file, messageId } = await groupWithFile();
+    expect((await call('POST', `/groups/${groupId}/join`, { key: invitee.key })).status).toBe(200);
+    const listed = await files(invitee, groupId);
+    expect(listed).toEqual([file]);
+    expect(listed[0].message_id).toBe(messageId);
+    const download = await call('GET', `/files/${file.file_id}/content`, { key: invitee.key });
+    expect(download.status).toBe(200);
+    expect(download.body).toBe('early bytes');
+    expect(download.headers.get('content-length')).toBe(String('early bytes'.length));
+    expect((await history(invitee, groupId)).map((m) => [m.body, m.attachment?.file_id])).toEqual([
+      ['before you joined', file.file_id],
+    ]);
+    // Readable, but it did not become unread for the joiner.
+    expect((await inbox(invitee)).body.unread).toBe(0);
+    expect((await claim(invitee, { limit: 10 })).body.claims).toEqual([]);
+  });
+});
+
+describe('ACKs and retention (REQ-30)', () => {
+  it('an ACK does not extend retention: an ACKed message and its file are evicted in their turn', async () => {
+    const { cookie, agents } = await world(2);
+    const [a, b] = agents as [TestAgent, TestAgent];
+    await setLimits(cookie, { max_messages_per_channel: 3 });
+    const m1 = await sendOne(a, b, 'one (never read)');
+    const m2 = await sendOneFile(a, b, 'two (read)', 'two.txt', 'two bytes');
+    const m3 = await sendOne(a, b, 'three (never read)');
+    const channelId = m1.channel_id;
+    // b reads the middle message only (no download needed for an ACK).
+    const claimed = await claim(b, { limit: 3 });
+    const token = claimed.body.claims.find((c: any) => c.message.message_id === m2.message_id).claim_token;
+    const acked = await ack(b, [{ message_id: m2.message_id, claim_token: token }]);
+    expect(acked.body.results).toEqual([{ message_id: m2.message_id, status: 'read' }]);
+    expect(await r2Keys()).toHaveLength(1);
+
+    // The oldest goes first, read or not: the unread m1 before the ACKed m2.
+    await sendOne(a, b, 'four');
+    expect((await history(b, channelId)).map((m) => m.message_id)).toEqual([
+      m2.message_id,
+      m3.message_id,
+      expect.any(String),
+    ]);
+    // Next in turn is the ACKed m2: its ACK keeps neither it nor its file.
+    await sendOne(a, b, 'five');
+    expect((await history(b, channelId)).map((m) => m.body)).toEqual(['three (never read)', 'four', 'five']);
+    expect(await files(b, channelId)).toEqual([]);
+    expect(await r2Keys()).toEqual([]);
+    // The ACK evidence went with it: a repeated ACK finds the message purged, not already_read.
+    const again = await ack(b, [{ message_id: m2.message_id, claim_token: token }]);
+    expect(again.body.results[0]).toMatchObject({ status: 'rejected', error: { code: 'message_purged' } });
+    await expectStorageMatches([channelId]);
+  });
+});
+
 describe('retroactive cleanup', () => {
   it('applies lowered counts, body length and file size to existing channels, visible through the API', async () => {
     const { cookie, agents } = await world(3);
@@ -350,7 +442,7 @@ describe('no orphans', () => {
     const stub = channel(ch);
     // The state a crash leaves between the copy and the insert: a pending-copy row and its object.
     const strayKey = `files/${ch}/stray-copy`;
-    await runInDurableObject(stub, async (instance: ChannelDO) => {
+    await runInDurableObject(stub, async (instance) => {
       (instance as any).store.files.beginCopy(strayKey, Date.now());
     });
     await env.FILES.put(strayKey, 'copied but never committed');

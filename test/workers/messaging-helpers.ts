@@ -1,6 +1,6 @@
-import { env } from 'cloudflare:test';
 import { expect } from 'vitest';
 import { adminCookie, type Call, call, createAgent, createHost } from './helpers.js';
+import { env } from './test-env.js';
 
 export interface TestAgent {
   id: string;
@@ -54,7 +54,7 @@ export async function shiftChannelClock(channelId: string, ms: number): Promise<
   await env.CHANNEL.get(env.CHANNEL.idFromName(channelId)).setClockOffset(ms);
 }
 
-/** How many channel Durable Object calls the request made (reported with TEST_ROUTES=1). */
+/** How many channel Durable Object calls the request made (reported by the test worker, test-worker.ts). */
 export function channelCalls(res: Call): number {
   const header = res.headers.get('x-switchboard-channel-calls');
   expect(header, 'the channel-call counter header').not.toBeNull();

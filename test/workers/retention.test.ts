@@ -3,10 +3,11 @@
  * settings-change handshake that makes retroactive cleanup survive a crash of the admin request.
  * Cleanup over real channels is in files.test.ts.
  */
-import { env } from 'cloudflare:test';
+
 import { describe, expect, it } from 'vitest';
 import { cleanupStatusView, RUN_FAILED_AFTER_ATTEMPTS } from '../../durable-objects/retention/status.js';
 import { adminCookie, call } from './helpers.js';
+import { env } from './test-env.js';
 
 const retention = () => env.RETENTION.get(env.RETENTION.idFromName('retention'));
 const registry = () => env.REGISTRY.get(env.REGISTRY.idFromName('registry'));

@@ -1,4 +1,73 @@
-// The worker under test: exactly the production entry point (tests reach it through SELF and its
-// Durable Object bindings).
+/**
+ * The worker under test: the production entry point, plus the test-only controls, which live
+ * here and nowhere in `worker/` or `durable-objects/`, so the production bundle
+ * (`dist/worker/index.js`, what `wrangler deploy` ships and the launcher runs) cannot contain them
+ * (`test/e2e/production-bundle.test.ts` checks). Tests reach it through SELF and its Durable
+ * Object bindings; the fault run loads a bundle of this file (`test/faults/fault-run.ts`).
+ *
+ * The Durable Object classes below replace the production ones of the same name (a local export
+ * wins over `export *`), so wrangler.toml's bindings resolve to them in the test runtime only.
+ */
+import { count } from 'drizzle-orm';
+import { ChannelDO as ProductionChannelDO } from '../../durable-objects/channel/channel-do.js';
+import { RetentionDO as ProductionRetentionDO } from '../../durable-objects/retention/retention-do.js';
+import { uploadLeases } from '../../durable-objects/retention/schema.js';
+import type { CleanupStatusView } from '../../durable-objects/retention/status.js';
+import { ChannelCalls } from '../../worker/handlers/messaging/stubs.js';
+
 export * from '../../worker/index.js';
 export { default } from '../../worker/index.js';
+
+// How many channel Durable Object calls a request made, in a response header
+// (test/workers/messaging-helpers.ts `channelCalls`).
+ChannelCalls.observer = (c, n) => c.header('x-switchboard-channel-calls', String(n));
+
+export class ChannelDO extends ProductionChannelDO {
+  private clockOffsetMs = 0;
+
+  protected override now(): number {
+    return Date.now() + this.clockOffsetMs;
+  }
+
+  /** Shifts this channel's clock, so expiry is tested without waiting. */
+  async setClockOffset(ms: number): Promise<void> {
+    this.clockOffsetMs = ms;
+  }
+
+  /** The object keys this channel owns or is deleting (compared with R2 by tests). */
+  async storedKeys(): Promise<{ live: string[]; pending: string[]; deleting: string[] }> {
+    return this.store.files.ownedKeys();
+  }
+
+  /** Makes this channel's R2 deletions fail (null: back to normal). */
+  async setDeletionFailure(message: string | null): Promise<void> {
+    this.store.files.queue.failWith = message;
+  }
+}
+
+export class RetentionDO extends ProductionRetentionDO {
+  private clockOffsetMs = 0;
+
+  protected override now(): number {
+    return Date.now() + this.clockOffsetMs;
+  }
+
+  async setClockOffset(ms: number): Promise<void> {
+    this.clockOffsetMs = ms;
+  }
+
+  /** Makes every R2 call of this object's deletion jobs fail (null: back to normal). */
+  async setDeletionFailure(message: string | null): Promise<void> {
+    this.queue.failWith = message;
+  }
+
+  /** Runs the alarm's work now (tests do not wait for the real alarm). */
+  async runAlarmNow(): Promise<CleanupStatusView> {
+    await this.alarm();
+    return this.cleanupStatus();
+  }
+
+  async leaseCount(): Promise<number> {
+    return this.db.select({ n: count() }).from(uploadLeases).get()?.n ?? 0;
+  }
+}

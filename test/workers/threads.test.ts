@@ -3,7 +3,7 @@
  * name), through the worker (SELF.fetch) with the real objects, plus the tombstones and the name
  * backfill at store level.
  */
-import { env, runInDurableObject } from 'cloudflare:test';
+import { runInDurableObject } from 'cloudflare:test';
 import { eq } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/durable-sqlite';
 import { describe, expect, it } from 'vitest';
@@ -13,6 +13,7 @@ import { dmChannelId } from '../../worker/domain/ids.js';
 import { call } from './helpers.js';
 import { claim, inbox, sendOne, setLimits, type TestAgent, world } from './messaging-helpers.js';
 import { formPart, multipartBody } from './multipart-body.js';
+import { env } from './test-env.js';
 
 function expectError(res: { status: number; body: any }, status: number, code: string, field?: string) {
   expect(res.status, JSON.stringify(res.body)).toBe(status);

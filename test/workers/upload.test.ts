@@ -4,7 +4,7 @@
  * routes use the same reader; test/workers/files.test.ts covers them end to end.
  */
 
-import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:test';
+import { createExecutionContext, waitOnExecutionContext } from 'cloudflare:test';
 import { z } from '@hono/zod-openapi';
 import { Hono, type MiddlewareHandler } from 'hono';
 import { beforeEach, describe, expect, it } from 'vitest';
@@ -17,6 +17,7 @@ import { readUploadRequest, type StagedFile } from '../../worker/uploads/request
 import { PART_BYTES } from '../../worker/uploads/staging.js';
 import { StallGuard } from '../../worker/uploads/stall.js';
 import { type FormPart, formPart, multipartBody } from './multipart-body.js';
+import { env } from './test-env.js';
 
 const enc = new TextEncoder();
 const B = 'test-boundary-7f3a';

@@ -23,7 +23,6 @@ export default defineConfig({
       miniflare: {
         bindings: {
           KEY_PEPPER: 'test-pepper-0123456789abcdef',
-          TEST_ROUTES: '1',
           SETUP_TOKEN: 'cloudflare-setup-token-42',
         },
       },

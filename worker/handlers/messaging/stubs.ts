@@ -8,10 +8,11 @@ export function agentIndex(env: Env, agentId: string) {
 
 /**
  * Channel stubs for one request, counted: the inbox index exists to keep this number independent
- * of how many quiet channels an agent has, and with TEST_ROUTES=1 the count is reported in a
- * response header so tests can prove it.
+ * of how many quiet channels an agent has. Only the test worker observes the count (it reports it
+ * in a response header so tests can prove it); the production bundle installs no observer.
  */
 export class ChannelCalls {
+  static observer: ((c: Context<AppEnv>, count: number) => void) | null = null;
   private count = 0;
 
   constructor(private readonly env: Env) {}
@@ -22,6 +23,6 @@ export class ChannelCalls {
   }
 
   report(c: Context<AppEnv>): void {
-    if (this.env.TEST_ROUTES === '1') c.header('x-switchboard-channel-calls', String(this.count));
+    ChannelCalls.observer?.(c, this.count);
   }
 }
