@@ -3,15 +3,15 @@
  * commands and `mcp`, and one place that turns every failure into a line on stderr and an exit code.
  */
 import { Command, CommanderError } from 'commander';
-import { operationList } from '../worker/contract/index.js';
-import type { OperationDef } from '../worker/contract/registry.js';
+import type { Env } from '../client/config.js';
+import { EXIT, LocalError } from '../client/errors.js';
+import { VERSION } from '../client/version.js';
+import { operationList } from '../core/contract/index.js';
+import type { OperationDef } from '../core/contract/registry.js';
 import { registerConfigCommands } from './commands/config.js';
 import { executeAndPrint, printJson } from './commands/execute.js';
 import { type CommandRuntime, type GeneratedCommand, registerOperationCommands } from './commands/operations.js';
-import type { Env } from './lib/config.js';
-import { EXIT, LocalError } from './lib/errors.js';
 import type { InputStream } from './lib/terminal.js';
-import { VERSION } from './lib/version.js';
 
 export interface ProgramIo {
   env: Env;

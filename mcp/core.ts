@@ -6,8 +6,8 @@
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { countRejected } from '../cli/lib/rejected.js';
-import type { OperationDef } from '../worker/contract/registry.js';
+import { countRejected } from '../client/rejected.js';
+import type { OperationDef } from '../core/contract/registry.js';
 import { DATA_NOT_INSTRUCTIONS, listedTool, type ToolDefinition } from './tools.js';
 
 export interface InstructionOptions {

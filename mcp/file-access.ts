@@ -24,15 +24,15 @@ import {
 } from 'node:fs';
 import { type FileHandle, open } from 'node:fs/promises';
 import { basename, delimiter, dirname, isAbsolute, join, parse, relative, resolve, sep } from 'node:path';
-import { configPath, type Env } from '../cli/lib/config.js';
-import { describeFsError, fileError, LocalError } from '../cli/lib/errors.js';
+import { configPath, type Env } from '../client/config.js';
+import { describeFsError, fileError, LocalError } from '../client/errors.js';
 import {
   type FileAccess,
   type FileInputNames,
   type LocalUpload,
   mediaTypeFor,
   checkDestination as plainCheckDestination,
-} from '../cli/lib/files.js';
+} from '../client/files.js';
 
 /** Messages name the tool fields, never the CLI's flags. */
 const MCP_FILE_NAMES: FileInputNames = { file: 'file_path', out: 'out_path', overwrite: 'overwrite' };

@@ -21,11 +21,11 @@ import { z } from '@hono/zod-openapi';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { type CallToolResult, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { filenameFromDisposition } from '../cli/lib/download-result.js';
-import { operationFields, splitInput } from '../cli/lib/fields.js';
-import { VERSION } from '../cli/lib/version.js';
-import { operationList } from '../worker/contract/index.js';
-import type { OperationDef } from '../worker/contract/registry.js';
+import { filenameFromDisposition } from '../client/download-result.js';
+import { operationFields, splitInput } from '../client/fields.js';
+import { VERSION } from '../client/version.js';
+import { operationList } from '../core/contract/index.js';
+import type { OperationDef } from '../core/contract/registry.js';
 import { errorResult, registerTools, serverInstructions, successResult, type ToolErrorBody } from './core.js';
 import {
   DATA_NOT_INSTRUCTIONS,

@@ -5,12 +5,12 @@
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { Env } from '../cli/lib/config.js';
-import { LocalError } from '../cli/lib/errors.js';
-import { type InvokeRequest, invokeOperation } from '../cli/lib/invoke.js';
-import { VERSION } from '../cli/lib/version.js';
-import { operationList } from '../worker/contract/index.js';
-import type { OperationDef } from '../worker/contract/registry.js';
+import type { Env } from '../client/config.js';
+import { LocalError } from '../client/errors.js';
+import { type InvokeRequest, invokeOperation } from '../client/invoke.js';
+import { VERSION } from '../client/version.js';
+import { operationList } from '../core/contract/index.js';
+import type { OperationDef } from '../core/contract/registry.js';
 import { errorResult, registerTools, serverInstructions, successResult } from './core.js';
 import { confinedFiles, type FilePolicy, filePolicy } from './file-access.js';
 import { FILE_PATH_FIELD, OUT_PATH_FIELD, OVERWRITE_FIELD, toolDefinitions } from './tools.js';

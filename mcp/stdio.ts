@@ -1,6 +1,6 @@
 /** `switchboard mcp`: the MCP server over stdio. stdout carries the protocol only; logs go to stderr. */
-import type { Env } from '../cli/lib/config.js';
-import { resolveProfile } from '../cli/lib/config.js';
+import type { Env } from '../client/config.js';
+import { resolveProfile } from '../client/config.js';
 import { describePolicy, filePolicy } from './file-access.js';
 import { buildServer } from './server.js';
 

@@ -4,10 +4,10 @@
  * for file transfers), its output schema the operation's answer.
  */
 import { z } from '@hono/zod-openapi';
-import { DownloadResult } from '../cli/lib/download-result.js';
-import { objectShape, operationFields } from '../cli/lib/fields.js';
-import { ERROR_CODES } from '../worker/contract/errors.js';
-import type { OperationDef } from '../worker/contract/registry.js';
+import { DownloadResult } from '../client/download-result.js';
+import { objectShape, operationFields } from '../client/fields.js';
+import { ERROR_CODES } from '../core/contract/errors.js';
+import type { OperationDef } from '../core/contract/registry.js';
 
 export const FILE_PATH_FIELD = 'file_path';
 export const OUT_PATH_FIELD = 'out_path';

@@ -80,7 +80,7 @@ on the machine hits each alike: compare the rows, not the absolute values.
 ${table.join('\n')}
 
 Unknown agent vs wrong secret: p50 differs by ${f(Math.abs(unknown.p50 - wrong.p50))} ms, mean by ${f(Math.abs(unknown.mean - wrong.mean))} ms.
-Both are refused by the worker alone (the key's tag, worker/lib/api-key.ts), with no Durable Object
+Both are refused by the worker alone (the key's tag, core/lib/api-key.ts), with no Durable Object
 call; before the fix (issue 10's measurement) an unknown ID cost ~13 ms (it created that agent's Durable Object) and a wrong
 secret ~5 ms.
 `;

@@ -27,27 +27,28 @@ export const PARTS = [
   {
     name: 'ui',
     script: 'build:ui',
-    inputs: ['admin-ui', 'worker/contract', 'scripts/build-ui.mjs'],
+    inputs: ['admin-ui', 'core/contract', 'scripts/build-ui.mjs'],
     outputs: ['dist/admin/index.html'],
   },
   {
     name: 'worker',
     script: 'build:worker',
     inputs: [
+      'core',
       'worker',
       'durable-objects',
       'migrations',
       'types',
       'wrangler.toml',
       'scripts/build-worker.mjs',
-      'cli/serve/derive-worker-options.mjs',
+      'server/derive-worker-options.mjs',
     ],
     outputs: ['dist/worker/index.js', 'dist/worker/miniflare-options.json'],
   },
   {
     name: 'node',
     script: 'build:node',
-    inputs: ['cli', 'mcp', 'worker', 'durable-objects', 'types', 'scripts/build-node.mjs'],
+    inputs: ['cli', 'client', 'server', 'mcp', 'core', 'worker', 'durable-objects', 'types', 'scripts/build-node.mjs'],
     outputs: ['dist/node/switchboard.mjs'],
   },
 ];

@@ -6,13 +6,13 @@
 import { OpenAPIHono, type z } from '@hono/zod-openapi';
 import type { Context, MiddlewareHandler } from 'hono';
 import { HTTPException } from 'hono/http-exception';
-import { ApiError, type ErrorCode, reviveApiError } from './contract/errors.js';
-import { operationList } from './contract/index.js';
-import type { ErrorBody } from './contract/models.js';
-import type { OperationDef } from './contract/registry.js';
+import { ApiError, type ErrorCode, reviveApiError } from '../core/contract/errors.js';
+import { operationList } from '../core/contract/index.js';
+import type { ErrorBody } from '../core/contract/models.js';
+import type { OperationDef } from '../core/contract/registry.js';
+import { currentSettings } from '../core/lib/settings-cache.js';
 import { handlers } from './handlers/index.js';
 import type { AppEnv, Handler } from './handlers/types.js';
-import { currentSettings } from './lib/settings-cache.js';
 import { mountRemoteMcp } from './mcp.js';
 import { requireAdmin, requireAgent } from './middleware/auth.js';
 import { drainUnreadBody } from './middleware/drain-body.js';

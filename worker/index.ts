@@ -1,10 +1,11 @@
 /**
  * The Switchboard worker: the API under /api/v1 (generated from the operation registry), the
  * remote MCP server at /mcp, and the admin console's static assets for everything else. The same
- * bundle runs on Cloudflare and, self-hosted, inside Miniflare behind the Node front (cli/serve).
+ * bundle runs on Cloudflare and, self-hosted, inside Miniflare behind the Node front (server).
  */
+
+import type { Env } from '../core/env.js';
 import { createApp } from './app.js';
-import type { Env } from './env.js';
 
 export { AgentDO } from '../durable-objects/agent/agent-do.js';
 export { ChannelDO } from '../durable-objects/channel/channel-do.js';

@@ -4,9 +4,9 @@
  */
 import { createRoute, OpenAPIHono, type z } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
-import { operationList } from './contract/index.js';
-import { ErrorBody } from './contract/models.js';
-import type { OperationDef } from './contract/registry.js';
+import { operationList } from '../core/contract/index.js';
+import { ErrorBody } from '../core/contract/models.js';
+import type { OperationDef } from '../core/contract/registry.js';
 
 export const API_BASE = '/api/v1';
 

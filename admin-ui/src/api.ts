@@ -4,7 +4,7 @@
  * the type checker against the registry's own method and path: a renamed route fails the build.
  */
 import type { z } from '@hono/zod-openapi';
-import type { ErrorCode, OperationId, Operations } from '../../worker/contract/index.js';
+import type { ErrorCode, OperationId, Operations } from '../../core/contract/index.js';
 
 type Part<K extends OperationId, P extends string> = Operations[K] extends {
   readonly [Q in P]: infer S extends z.ZodType;

@@ -3,7 +3,6 @@
  * manage the local config file rather than call one API operation.
  */
 import type { Command } from 'commander';
-import { operations } from '../../worker/contract/index.js';
 import {
   checkProfileName,
   configPath,
@@ -15,9 +14,10 @@ import {
   resolveProfile,
   updateProfile,
   writeConfig,
-} from '../lib/config.js';
-import { configError, EXIT, usageError } from '../lib/errors.js';
-import { callOperation } from '../lib/http.js';
+} from '../../client/config.js';
+import { configError, EXIT, usageError } from '../../client/errors.js';
+import { callOperation } from '../../client/http.js';
+import { operations } from '../../core/contract/index.js';
 import { dropTrailingNewline, type InputStream, readAll } from '../lib/terminal.js';
 import { describeApiError, type Output, printJson } from './execute.js';
 import type { GlobalOptions } from './operations.js';

@@ -1,11 +1,11 @@
 /**
  * Prints an operation's outcome the CLI way: the JSON answer on stdout, diagnostics on stderr, and
- * the exit code of cli/lib/errors.ts.
+ * the exit code of client/errors.ts.
  */
-import type { Env } from '../lib/config.js';
-import { EXIT } from '../lib/errors.js';
-import type { ApiErrorBody } from '../lib/http.js';
-import { type InvokeRequest, invokeOperation } from '../lib/invoke.js';
+import type { Env } from '../../client/config.js';
+import { EXIT } from '../../client/errors.js';
+import type { ApiErrorBody } from '../../client/http.js';
+import { type InvokeRequest, invokeOperation } from '../../client/invoke.js';
 import type { GlobalOptions } from './operations.js';
 
 export interface Output {

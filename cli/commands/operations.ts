@@ -1,13 +1,13 @@
 /**
  * Generates one commander command per registry operation with `cli` set. The command words,
  * positionals and per-op hints come from `CliSpec`; every option, its type and its help come from
- * the operation's zod schemas (see CliSpec in worker/contract/registry.ts for the rules).
+ * the operation's zod schemas (see CliSpec in core/contract/registry.ts for the rules).
  */
 import { Argument, type Command, InvalidArgumentError, Option } from 'commander';
-import type { OperationDef } from '../../worker/contract/registry.js';
-import { LocalError, usageError } from '../lib/errors.js';
-import { type FieldInfo, fieldInfo, type ItemInfo, objectShape, operationFields } from '../lib/fields.js';
-import type { InvokeRequest } from '../lib/invoke.js';
+import { LocalError, usageError } from '../../client/errors.js';
+import { type FieldInfo, fieldInfo, type ItemInfo, objectShape, operationFields } from '../../client/fields.js';
+import type { InvokeRequest } from '../../client/invoke.js';
+import type { OperationDef } from '../../core/contract/registry.js';
 import { dropTrailingNewline, type InputStream, promptSecret, readAll } from '../lib/terminal.js';
 
 export interface GlobalOptions {
@@ -194,7 +194,7 @@ function helpFor(field: FieldInfo, extra?: string): string {
 
 /**
  * Gives an option or argument its help text when help is shown, not when the command is built:
- * the contract's help text costs an OpenAPI generator run (cli/lib/fields.ts), which a plain
+ * the contract's help text costs an OpenAPI generator run (client/fields.ts), which a plain
  * `switchboard inbox` must not pay at start-up. Commander reads the public `description` field
  * only to print help.
  */

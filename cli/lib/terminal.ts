@@ -1,5 +1,5 @@
 /** Reading stdin: whole-text input for `--stdin`/`claim | ack`, and a no-echo secret prompt. */
-import { usageError } from './errors.js';
+import { usageError } from '../../client/errors.js';
 
 export interface InputStream extends NodeJS.ReadableStream {
   isTTY?: boolean;

@@ -1,10 +1,10 @@
 import { DurableObject } from 'cloudflare:workers';
 import { eq } from 'drizzle-orm';
+import type { ChannelKind } from '../../core/domain/ids.js';
+import type { AuthedAgent } from '../../core/domain/principals.js';
+import type { Env } from '../../core/env.js';
+import { digestsEqual } from '../../core/lib/crypto.js';
 import migrations from '../../migrations/agent/migrations.js';
-import type { ChannelKind } from '../../worker/domain/ids.js';
-import type { Env } from '../../worker/env.js';
-import type { AuthedAgent } from '../../worker/handlers/types.js';
-import { digestsEqual } from '../../worker/lib/crypto.js';
 import { openDatabase } from '../shared/database.js';
 import * as inbox from './inbox-index.js';
 import * as schema from './schema.js';

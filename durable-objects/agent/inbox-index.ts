@@ -15,7 +15,7 @@
  */
 import { and, desc, eq, inArray, sql } from 'drizzle-orm';
 import type { DrizzleSqliteDODatabase } from 'drizzle-orm/durable-sqlite';
-import type { ChannelKind } from '../../worker/domain/ids.js';
+import type { ChannelKind } from '../../core/domain/ids.js';
 import { iso } from '../shared/database.js';
 import * as schema from './schema.js';
 

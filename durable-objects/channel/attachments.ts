@@ -6,13 +6,13 @@
  * object stays a thin shell over the store.
  */
 
-import { ApiError } from '../../worker/contract/errors.js';
-import type { MessageContent } from '../../worker/domain/content.js';
-import type { Env } from '../../worker/env.js';
-import { fileObjectKey, newFileId } from '../../worker/files/file-id.js';
-import { retention } from '../../worker/files/retention.js';
-import { randomToken } from '../../worker/lib/crypto.js';
-import type { StagedFile } from '../../worker/uploads/request.js';
+import { ApiError } from '../../core/contract/errors.js';
+import type { MessageContent } from '../../core/domain/content.js';
+import { fileObjectKey, newFileId } from '../../core/domain/file-id.js';
+import type { StagedFile } from '../../core/domain/principals.js';
+import type { Env } from '../../core/env.js';
+import { randomToken } from '../../core/lib/crypto.js';
+import { retention } from '../../core/stubs.js';
 import type { RetentionLimits } from '../retention/retention-do.js';
 import type { DeletionStats } from '../shared/deletion-jobs.js';
 import { ChannelCatalogReport } from './catalog-report.js';

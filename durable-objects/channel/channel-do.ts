@@ -1,16 +1,17 @@
 import { DurableObject } from 'cloudflare:workers';
 import { sql } from 'drizzle-orm';
+import { ApiError } from '../../core/contract/errors.js';
+import type { AdminChannelFilter, ChannelAdminSummary } from '../../core/domain/admin-channels.js';
+import type { ClaimOrder } from '../../core/domain/claim-plan.js';
+import type { MessageContent } from '../../core/domain/content.js';
+import type { GroupView, InvitationOutcome, Relation } from '../../core/domain/groups.js';
+import type { StagedFile } from '../../core/domain/principals.js';
+import { replyNotFound } from '../../core/domain/threads.js';
+import type { Env } from '../../core/env.js';
+import { randomToken, sha256Hex } from '../../core/lib/crypto.js';
+import { registry } from '../../core/lib/settings-cache.js';
+import type { ChannelSearchHit } from '../../core/rpc.js';
 import migrations from '../../migrations/channel/migrations.js';
-import { ApiError } from '../../worker/contract/errors.js';
-import type { AdminChannelFilter, ChannelAdminSummary } from '../../worker/domain/admin-channels.js';
-import type { ClaimOrder } from '../../worker/domain/claim-plan.js';
-import type { MessageContent } from '../../worker/domain/content.js';
-import type { GroupView, InvitationOutcome, Relation } from '../../worker/domain/groups.js';
-import { replyNotFound } from '../../worker/domain/threads.js';
-import type { Env } from '../../worker/env.js';
-import { randomToken, sha256Hex } from '../../worker/lib/crypto.js';
-import { registry } from '../../worker/lib/settings-cache.js';
-import type { StagedFile } from '../../worker/uploads/request.js';
 import type { RetentionLimits } from '../retention/retention-do.js';
 import { openDatabase } from '../shared/database.js';
 import type { DeletionStats } from '../shared/deletion-jobs.js';
@@ -25,7 +26,6 @@ import {
   type HistoryPage,
   type InboxCounts,
   type MessageView,
-  type SearchHit,
   type SendOutcome,
 } from './store.js';
 
@@ -221,11 +221,11 @@ export class ChannelDO extends DurableObject<Env> {
     query: string,
     before: { created_at: number; seq: number } | null,
     limit: number,
-  ): Promise<SearchHit[] | null> {
+  ): Promise<ChannelSearchHit[] | null> {
     return this.store.search(agentId, query, before, limit);
   }
 
-  // Groups (the rules are worker/domain/groups.ts, applied by membership.ts in one transaction each)
+  // Groups (the rules are core/domain/groups.ts, applied by membership.ts in one transaction each)
 
   async createGroup(input: {
     group_id: string;

@@ -6,7 +6,7 @@
  */
 import { asc, desc, eq, gt, inArray, lt, lte, sql } from 'drizzle-orm';
 import type { DrizzleSqliteDODatabase } from 'drizzle-orm/durable-sqlite';
-import type { AttachmentRecord } from '../../worker/domain/content.js';
+import type { AttachmentRecord } from '../../core/domain/content.js';
 import { iso } from '../shared/database.js';
 import { DeletionQueue } from '../shared/deletion-jobs.js';
 import * as schema from './schema.js';

@@ -1,12 +1,12 @@
 /**
- * A group channel's membership: the rules of worker/domain/groups.ts applied inside the channel's
+ * A group channel's membership: the rules of core/domain/groups.ts applied inside the channel's
  * own transactions, so a membership change and a message can never interleave (a leave and a send
  * to the leaver, a join and a send, a dissolve and anything). Each change bumps the channel's
  * membership version and writes, in the same transaction, outbox rows for the agents whose inbox
  * index must learn it (channel-do.ts delivers them) and marks the group catalog copy as behind.
  */
 import { eq, sql } from 'drizzle-orm';
-import { ApiError, type ErrorCode } from '../../worker/contract/errors.js';
+import { ApiError, type ErrorCode } from '../../core/contract/errors.js';
 import {
   access,
   fullView,
@@ -22,7 +22,7 @@ import {
   type Relation,
   relationOf,
   viewFor,
-} from '../../worker/domain/groups.js';
+} from '../../core/domain/groups.js';
 import type { GroupSnapshot } from '../group-catalog/group-catalog-do.js';
 import * as schema from './schema.js';
 import type { Db } from './store.js';

@@ -1,6 +1,6 @@
 import { index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
-import type { AttachmentRecord } from '../../worker/domain/content.js';
-import type { DeliveryState } from '../../worker/domain/deliveries.js';
+import type { AttachmentRecord } from '../../core/domain/content.js';
+import type { DeliveryState } from '../../core/domain/deliveries.js';
 import type { ChannelStats } from '../retention/retention-do.js';
 import { deletionJobsTable } from '../shared/deletion-jobs.js';
 

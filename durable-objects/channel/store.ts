@@ -5,6 +5,7 @@
  * dedup comparison from its insert, a claim's selection from its lease, or an ACK's check from its
  * write, so concurrent requests to the channel cannot interleave inside them.
  */
+
 import { and, asc, count, desc, eq, gt, inArray, isNull, lt, lte, ne, or, type SQL, sql } from 'drizzle-orm';
 import type { DrizzleSqliteDODatabase } from 'drizzle-orm/durable-sqlite';
 import {
@@ -12,18 +13,19 @@ import {
   type ChannelAdminSummary,
   contentSearchPlan,
   matchesIdentity,
-} from '../../worker/domain/admin-channels.js';
-import type { ClaimOrder } from '../../worker/domain/claim-plan.js';
-import { codePointLength, type MessageContent, sameContent } from '../../worker/domain/content.js';
+} from '../../core/domain/admin-channels.js';
+import type { ClaimOrder } from '../../core/domain/claim-plan.js';
+import { codePointLength, type MessageContent, sameContent } from '../../core/domain/content.js';
 import {
   type AckRejection,
   acknowledged,
   claimed,
   type DeliveryClaimState,
   decideAck,
-} from '../../worker/domain/deliveries.js';
-import { newMessageId } from '../../worker/domain/ids.js';
-import { fold, searchPlan, searchTerms, snippetAround } from '../../worker/domain/search.js';
+} from '../../core/domain/deliveries.js';
+import { newMessageId } from '../../core/domain/ids.js';
+import { fold, searchPlan, searchTerms, snippetAround } from '../../core/domain/search.js';
+import type { ChannelSearchHit } from '../../core/rpc.js';
 import type { ChannelNote } from '../agent/inbox-index.js';
 import { iso } from '../shared/database.js';
 import { ChannelFiles, type ChannelFileView, type StoredFileRef } from './files.js';
@@ -60,16 +62,6 @@ interface SentMessage {
   seq: number;
   thread_id: string;
   reply_to: string | null;
-}
-
-/** One search hit inside a channel; created_at in ms (the handler merges channels by it). */
-export interface SearchHit {
-  channel_id: string;
-  message_id: string;
-  sender_id: string;
-  created_at: number;
-  seq: number;
-  snippet: string;
 }
 
 interface SearchRow {
@@ -677,7 +669,7 @@ export class ChannelStore {
 
   /**
    * Retained messages whose body contains `needle`, ignoring case. A needle of three characters or
-   * more is one phrase of the full-text index (worker/domain/search.ts), which also folds accents,
+   * more is one phrase of the full-text index (core/domain/search.ts), which also folds accents,
    * İ and decomposed letters and equates ß with ss; a shorter one has no trigram and is counted
    * the way contentSearchPlan says (SQL where it can fold, JavaScript for the rest).
    */
@@ -719,7 +711,7 @@ export class ChannelStore {
   // Search (GET /search): the same rule as history, then the channel's full-text index.
 
   /**
-   * Up to `limit` retained messages matching `query` (every term, see worker/domain/search.ts),
+   * Up to `limit` retained messages matching `query` (every term, see core/domain/search.ts),
    * newest first, strictly after `before` in that order (created_at desc, seq desc). Null when
    * the agent is not an active participant: exactly the rule of history(), so search never shows
    * what history would not.
@@ -729,13 +721,13 @@ export class ChannelStore {
     query: string,
     before: { created_at: number; seq: number } | null,
     limit: number,
-  ): SearchHit[] | null {
+  ): ChannelSearchHit[] | null {
     if (!this.isActive(agentId)) return null;
     const channelId = this.channelRow(this.db)?.channelId;
     if (!channelId) return [];
     const plan = searchPlan(query);
     const terms = searchTerms(query);
-    const hits: SearchHit[] = [];
+    const hits: ChannelSearchHit[] = [];
     // Keyset pages: with short terms some rows fail the JavaScript check, so more may be needed.
     const pageRows = plan.short.length === 0 ? limit : Math.max(limit, 100);
     let position = before;

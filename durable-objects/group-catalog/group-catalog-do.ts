@@ -1,8 +1,8 @@
 import { DurableObject } from 'cloudflare:workers';
 import { and, desc, eq, exists, lt, or, type SQL } from 'drizzle-orm';
+import type { Env } from '../../core/env.js';
+import { decodeCursor, encodeCursor } from '../../core/lib/cursor.js';
 import migrations from '../../migrations/group-catalog/migrations.js';
-import type { Env } from '../../worker/env.js';
-import { decodeCursor, encodeCursor } from '../../worker/lib/cursor.js';
 import { iso, openDatabase } from '../shared/database.js';
 import * as schema from './schema.js';
 

@@ -1,15 +1,16 @@
 import { DurableObject } from 'cloudflare:workers';
 import { and, asc, eq, gt, inArray, isNotNull, lt, notLike, or, type SQL, sql } from 'drizzle-orm';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
+import { ApiError } from '../../core/contract/errors.js';
+import type { Limits } from '../../core/contract/models.js';
+import { SESSION_ABSOLUTE_MS, SESSION_IDLE_MS } from '../../core/domain/admin-session.js';
+import type { Env } from '../../core/env.js';
+import { issueApiKey, pepperOf, TAGGED_HASH_PREFIX } from '../../core/lib/api-key.js';
+import { digestsEqual, hashPassword, keyedHash, newId, randomToken } from '../../core/lib/crypto.js';
+import { decodeCursor, encodeCursor } from '../../core/lib/cursor.js';
+import { canonicalIp } from '../../core/lib/ip.js';
+import { DEFAULT_LIMITS } from '../../core/lib/limits.js';
 import migrations from '../../migrations/registry/migrations.js';
-import { ApiError } from '../../worker/contract/errors.js';
-import type { Limits } from '../../worker/contract/models.js';
-import type { Env } from '../../worker/env.js';
-import { issueApiKey, pepperOf, TAGGED_HASH_PREFIX } from '../../worker/lib/api-key.js';
-import { digestsEqual, hashPassword, keyedHash, newId, randomToken } from '../../worker/lib/crypto.js';
-import { decodeCursor, encodeCursor } from '../../worker/lib/cursor.js';
-import { canonicalIp } from '../../worker/lib/ip.js';
-import { DEFAULT_LIMITS } from '../../worker/lib/limits.js';
 import type { AccountSnapshot } from '../agent/agent-do.js';
 import { iso, openDatabase } from '../shared/database.js';
 import * as schema from './schema.js';
@@ -58,10 +59,6 @@ export interface SessionView {
   sessionHash: string;
   expires_at: string;
 }
-
-/** Admin sessions end after this much inactivity, and in any case after the absolute lifetime. */
-export const SESSION_IDLE_MS = 30 * 60_000;
-export const SESSION_ABSOLUTE_MS = 12 * 60 * 60_000;
 
 type Db = ReturnType<typeof openDatabase<typeof schema>>;
 type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];

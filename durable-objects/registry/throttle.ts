@@ -41,7 +41,7 @@ export function accountDelayMs(failures: number): number {
 /**
  * The key a source address is counted under: an IPv4 address itself, an IPv6 address by its /64
  * (one host usually owns a whole /64, so counting single IPv6 addresses would let it rotate
- * freely). `address` is canonical (worker/lib/ip.ts): IPv4-mapped IPv6 is already IPv4.
+ * freely). `address` is canonical (core/lib/ip.ts): IPv4-mapped IPv6 is already IPv4.
  */
 export function addressKey(address: string): string {
   if (!address.includes(':')) return address;

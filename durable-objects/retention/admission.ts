@@ -1,10 +1,10 @@
 /**
  * The upload admission rule, pure so that it is tested without storage: a new upload is refused
  * when it would pass the global limits (max_concurrent_uploads, max_upload_temp_bytes) or the
- * uploader's share of them (worker/lib/limits.ts: uploadShare). The share is checked first, so an
+ * uploader's share of them (core/lib/limits.ts: uploadShare). The share is checked first, so an
  * agent over it is told so even while the server as a whole is full.
  */
-import { uploadShare } from '../../worker/lib/limits.js';
+import { uploadShare } from '../../core/lib/limits.js';
 
 export interface Held {
   uploads: number;

@@ -1,10 +1,10 @@
 import { DurableObject } from 'cloudflare:workers';
 import { and, asc, count, desc, eq, gt, lt, lte, sql, sum } from 'drizzle-orm';
+import { ApiError } from '../../core/contract/errors.js';
+import type { Limits } from '../../core/contract/models.js';
+import type { Env } from '../../core/env.js';
+import { randomToken } from '../../core/lib/crypto.js';
 import migrations from '../../migrations/retention/migrations.js';
-import { ApiError } from '../../worker/contract/errors.js';
-import type { Limits } from '../../worker/contract/models.js';
-import type { Env } from '../../worker/env.js';
-import { randomToken } from '../../worker/lib/crypto.js';
 import { openDatabase } from '../shared/database.js';
 import { DeletionQueue, type DeletionStats } from '../shared/deletion-jobs.js';
 import { admissionRefusal, type Held } from './admission.js';

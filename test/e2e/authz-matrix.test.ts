@@ -8,8 +8,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { operationList } from '../../worker/contract/index.js';
-import type { OperationDef } from '../../worker/contract/registry.js';
+import { operationList } from '../../core/contract/index.js';
+import type { OperationDef } from '../../core/contract/registry.js';
 import { type Expected, ROUTES, type Sample, type World } from './authz/routes.js';
 import {
   type ApiOptions,

@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EXIT } from '../../cli/lib/errors.js';
+import { EXIT } from '../../client/errors.js';
 import { expectNoStack, runCli, tempConfig } from './cli-process.js';
 import { type Server, startServer } from './harness.js';
 

@@ -1,12 +1,12 @@
 /**
  * Bad CLI input never produces a stack trace: one clear line on stderr and the documented
- * non-zero exit code (cli/lib/errors.ts). None of these needs a running server.
+ * non-zero exit code (client/errors.ts). None of these needs a running server.
  */
 
 import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { EXIT } from '../../cli/lib/errors.js';
+import { EXIT } from '../../client/errors.js';
 import { expectNoStack, runCli, tempConfig } from './cli-process.js';
 
 async function closedPort(): Promise<number> {

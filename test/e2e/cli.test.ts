@@ -7,8 +7,8 @@ import { createHash } from 'node:crypto';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EXIT } from '../../cli/lib/errors.js';
-import { operationList } from '../../worker/contract/index.js';
+import { EXIT } from '../../client/errors.js';
+import { operationList } from '../../core/contract/index.js';
 import { expectNoStack, runCli, tempConfig } from './cli-process.js';
 import { adminLogin, createAgent, createHost, type Server, startServer, tempDir } from './harness.js';
 

@@ -8,7 +8,7 @@ import { readdirSync } from 'node:fs';
 import { join, sep } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { childPids } from '../../cli/serve/orphan-guard.js';
+import { childPids } from '../../server/orphan-guard.js';
 import { adminLogin, api, createAgent, createHost, errorCode, type Server, startServer, tempDir } from './harness.js';
 import { storedObjects } from './r2-objects.js';
 

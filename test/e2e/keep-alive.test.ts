@@ -16,7 +16,7 @@ import {
   type ErrorCode,
   type OperationDef,
   operationList,
-} from '../../worker/contract/index.js';
+} from '../../core/contract/index.js';
 import { API_BASE, adminLogin, api, createAgent, createHost, type Server, startServer } from './harness.js';
 
 let server: Server;

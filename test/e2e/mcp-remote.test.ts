@@ -9,7 +9,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { operationList } from '../../worker/contract/index.js';
+import { operationList } from '../../core/contract/index.js';
 import { adminLogin, api, createAgent, createHost, errorCode, type Server, startServer } from './harness.js';
 
 let server: Server;

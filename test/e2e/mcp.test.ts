@@ -9,7 +9,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { operationList } from '../../worker/contract/index.js';
+import { operationList } from '../../core/contract/index.js';
 import { cliEnv, tempConfig } from './cli-process.js';
 import { adminLogin, api, CLI, createAgent, createHost, ROOT, type Server, startServer, tempDir } from './harness.js';
 

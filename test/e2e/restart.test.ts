@@ -5,7 +5,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { childPids } from '../../cli/serve/orphan-guard.js';
+import { childPids } from '../../server/orphan-guard.js';
 import { adminLogin, api, createAgent, createHost, type Server, startServer, tempDir } from './harness.js';
 
 const running: Server[] = [];

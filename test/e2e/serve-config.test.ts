@@ -1,7 +1,7 @@
 /** Unit tests (plain Node, no server) for `switchboard serve` settings. */
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, publicUrl, resolveConfig } from '../../cli/serve/config.js';
+import { ConfigError, publicUrl, resolveConfig } from '../../server/config.js';
 
 describe('resolveConfig', () => {
   it('defaults to 127.0.0.1:8787 and ./data', () => {

@@ -1,5 +1,5 @@
 /**
- * The launcher's measuring aids (cli/serve/diagnostics.ts) against the real server: off by
+ * The launcher's measuring aids (server/diagnostics.ts) against the real server: off by
  * default; when asked for, workerd's inspector listens on loopback only and is announced on
  * stderr, and the hello worker answers through the front.
  */

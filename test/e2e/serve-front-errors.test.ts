@@ -1,6 +1,6 @@
 /** Unit tests (plain Node, no server) for the answers the front gives itself. */
 import { describe, expect, it } from 'vitest';
-import { clientErrorAnswer, rawErrorResponse } from '../../cli/serve/front-errors.js';
+import { clientErrorAnswer, rawErrorResponse } from '../../server/front-errors.js';
 import { parseResponse } from './hostile/raw-http.js';
 
 const parserError = (code: string) => Object.assign(new Error('Parse Error'), { code });

@@ -1,6 +1,6 @@
 /** Unit tests (plain Node, no server) for what the front forwards to Miniflare and back. */
 import { describe, expect, it } from 'vitest';
-import { forwardRequestHeaders, forwardResponseHeaders, peerAddress } from '../../cli/serve/front-headers.js';
+import { forwardRequestHeaders, forwardResponseHeaders, peerAddress } from '../../server/front-headers.js';
 
 const context = {
   remoteAddress: '::ffff:10.1.2.3',

@@ -1,5 +1,6 @@
 /** Unit tests (plain Node, no server) for the launcher's host metric readers. */
 import { describe, expect, it } from 'vitest';
+import { Resources } from '../../core/contract/models.js';
 import {
   cpuTimesFromOs,
   cpuUtilization,
@@ -10,8 +11,7 @@ import {
   parseNvidiaSmi,
   parseProcStat,
   readGpu,
-} from '../../cli/serve/host-metrics.js';
-import { Resources } from '../../worker/contract/models.js';
+} from '../../server/host-metrics.js';
 import { EXPECTED_GPU, fakeNvidiaSmiDir } from './fake-nvidia-smi.js';
 import { tempDir } from './harness.js';
 

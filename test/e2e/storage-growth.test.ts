@@ -39,7 +39,7 @@ let knownGroup: string;
 const random = (bytes: number) => randomBytes(bytes).toString('base64url');
 const randomAgentId = () => `agt_${random(16)}`;
 const randomGroupId = () => `grp_${random(16)}`;
-/** A private channel ID has 22 characters after `dm_` (worker/domain/ids.ts). */
+/** A private channel ID has 22 characters after `dm_` (core/domain/ids.ts). */
 const randomDmId = () => `dm_${random(16)}`;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

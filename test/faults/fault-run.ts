@@ -17,7 +17,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { Miniflare, Response as MiniflareResponse, type WorkerOptions } from 'miniflare';
-import { childPids } from '../../cli/serve/orphan-guard.js';
+import { childPids } from '../../server/orphan-guard.js';
 import { adminLogin, api, createAgent, createHost, ROOT, type Server, startServer, tempDir } from '../e2e/harness.js';
 import { storedObjects } from '../e2e/r2-objects.js';
 
@@ -111,7 +111,7 @@ function random(seed: number): () => number {
   };
 }
 
-/** A private channel's ID as worker/domain/ids.ts derives it (every pair is inspected, seen or not). */
+/** A private channel's ID as core/domain/ids.ts derives it (every pair is inspected, seen or not). */
 function dmChannelId(a: string, b: string): string {
   const [first, second] = a < b ? [a, b] : [b, a];
   return `dm_${createHash('sha256').update(`${first}\n${second}`).digest('base64url').slice(0, 22)}`;

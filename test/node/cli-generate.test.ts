@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { itemsFromJson, parseCompound } from '../../cli/commands/operations.js';
-import { EXIT } from '../../cli/lib/errors.js';
+import { EXIT } from '../../client/errors.js';
 import { parse } from './fixtures.js';
 
 describe('generated CLI commands: options from the zod schemas', () => {

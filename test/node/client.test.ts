@@ -9,11 +9,11 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readConfig, updateProfile } from '../../cli/lib/config.js';
-import { applySetCookies, parseSetCookie } from '../../cli/lib/cookies.js';
-import { LocalError } from '../../cli/lib/errors.js';
-import { filenameFromDisposition } from '../../cli/lib/files.js';
-import { countRejected, invokeOperation } from '../../cli/lib/invoke.js';
+import { readConfig, updateProfile } from '../../client/config.js';
+import { applySetCookies, parseSetCookie } from '../../client/cookies.js';
+import { LocalError } from '../../client/errors.js';
+import { filenameFromDisposition } from '../../client/files.js';
+import { countRejected, invokeOperation } from '../../client/invoke.js';
 import { fetchBytes, kitchenSink, pairs, secret } from './fixtures.js';
 
 interface Seen {

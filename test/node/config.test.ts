@@ -2,8 +2,8 @@ import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { configPath, maskKey, normalizeUrl, readConfig, resolveProfile, updateProfile } from '../../cli/lib/config.js';
-import { LocalError } from '../../cli/lib/errors.js';
+import { configPath, maskKey, normalizeUrl, readConfig, resolveProfile, updateProfile } from '../../client/config.js';
+import { LocalError } from '../../client/errors.js';
 
 const temp = () => mkdtempSync(join(tmpdir(), 'sb-config-'));
 

@@ -1,10 +1,10 @@
 /**
- * The launcher's measuring aids (cli/serve/diagnostics.ts) are off unless their variable is set,
+ * The launcher's measuring aids (server/diagnostics.ts) are off unless their variable is set,
  * and a bad inspector port is one clear configuration error, not a half-started server.
  */
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../../cli/serve/config.js';
-import { diagnosticsFromEnv, diagnosticsMiniflareOptions, HELLO_PATH } from '../../cli/serve/diagnostics.js';
+import { ConfigError } from '../../server/config.js';
+import { diagnosticsFromEnv, diagnosticsMiniflareOptions, HELLO_PATH } from '../../server/diagnostics.js';
 
 describe('serve measuring aids', () => {
   it('are all off by default: no inspector port, no extra worker', () => {

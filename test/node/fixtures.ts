@@ -4,9 +4,9 @@
  */
 import { Readable } from 'node:stream';
 import { z } from '@hono/zod-openapi';
-import type { InvokeRequest } from '../../cli/lib/invoke.js';
 import { buildProgram } from '../../cli/program.js';
-import { defineOperation, type OperationDef } from '../../worker/contract/registry.js';
+import type { InvokeRequest } from '../../client/invoke.js';
+import { defineOperation, type OperationDef } from '../../core/contract/registry.js';
 
 export const kitchenSink = defineOperation({
   id: 'kitchenSink',

@@ -1,5 +1,5 @@
 /**
- * The self-host front (cli/serve/front.ts) against a real upstream HTTP server that behaves like
+ * The self-host front (server/front.ts) against a real upstream HTTP server that behaves like
  * workerd at its worst: it closes a keep-alive connection right after answering (as workerd does
  * when a request body was left unread), dies in the middle of an upload, or answers before the
  * body has arrived. The front must never hand a client a 503 for a pooled connection that was
@@ -12,7 +12,7 @@ import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createFront, type Front } from '../../cli/serve/front.js';
+import { createFront, type Front } from '../../server/front.js';
 
 type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => void;
 

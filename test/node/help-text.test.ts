@@ -2,18 +2,18 @@
  * The CLI and MCP help text of every input field is the contract's own `.openapi({ description })`
  * text, read the way the OpenAPI document reads it. Guards the hazard of a second copy of
  * @asteasolutions/zod-to-openapi (its metadata registry would be empty: every help text would
- * vanish without an error), and checks the zod introspection of cli/lib/fields.ts, which uses only
+ * vanish without an error), and checks the zod introspection of client/fields.ts, which uses only
  * zod's public API, on each kind of schema the generator knows.
  */
 import { z } from '@hono/zod-openapi';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { describe, expect, it } from 'vitest';
-import { describeSchema, fieldInfo, objectShape, operationFields, unwrap } from '../../cli/lib/fields.js';
 import { buildProgram } from '../../cli/program.js';
+import { describeSchema, fieldInfo, objectShape, operationFields, unwrap } from '../../client/fields.js';
+import { operationList } from '../../core/contract/index.js';
+import type { OperationDef } from '../../core/contract/registry.js';
 import { buildServer } from '../../mcp/server.js';
-import { operationList } from '../../worker/contract/index.js';
-import type { OperationDef } from '../../worker/contract/registry.js';
 import { API_BASE, buildOpenApiDocument } from '../../worker/openapi.js';
 
 type JsonSchema = { $ref?: string; description?: string; properties?: Record<string, JsonSchema> };

@@ -20,8 +20,8 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { LocalError } from '../../cli/lib/errors.js';
-import { saveDownload } from '../../cli/lib/files.js';
+import { LocalError } from '../../client/errors.js';
+import { saveDownload } from '../../client/files.js';
 import { ALLOWED_DIRS_ENV, confinedFiles, describePolicy, filePolicy, type RaceHooks } from '../../mcp/file-access.js';
 
 let base: string;

@@ -7,10 +7,10 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ERROR_CODES } from '../../core/contract/errors.js';
+import { operationList } from '../../core/contract/index.js';
 import { buildRemoteServer, INLINE_FILE_FIELD } from '../../mcp/remote.js';
 import { buildServer } from '../../mcp/server.js';
-import { ERROR_CODES } from '../../worker/contract/errors.js';
-import { operationList } from '../../worker/contract/index.js';
 
 async function connect(server: Awaited<ReturnType<typeof buildServer>>): Promise<Client> {
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();

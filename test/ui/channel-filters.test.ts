@@ -137,7 +137,7 @@ describe('channel summaries in words', () => {
 
 describe('the participant filter’s size', () => {
   it('matches what GET /admin/channels accepts', async () => {
-    const { listAdminChannels } = await import('../../worker/contract/operations/admin-console.js');
+    const { listAdminChannels } = await import('../../core/contract/operations/admin-console.js');
     const ids = (n: number) => Array.from({ length: n }, (_, i) => `agt_${'x'.repeat(60)}${i}`).join(',');
     const participant = listAdminChannels.query.shape.participant;
     expect(participant.safeParse(ids(MAX_PARTICIPANT_FILTER)).success).toBe(true);

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { buildSettingsPatch, deletesData, LIMIT_KEYS, LIMIT_KINDS } from '../../admin-ui/src/lib/settings-form.js';
 import { bytesToMb } from '../../admin-ui/src/lib/units.js';
-import { Limits } from '../../worker/contract/models.js';
-import { DEFAULT_LIMITS } from '../../worker/lib/limits.js';
+import { Limits } from '../../core/contract/models.js';
+import { DEFAULT_LIMITS } from '../../core/lib/limits.js';
 
 const typedDefaults = () =>
   Object.fromEntries(

@@ -6,10 +6,10 @@
 import { env, runInDurableObject } from 'cloudflare:test';
 import { drizzle } from 'drizzle-orm/durable-sqlite';
 import { describe, expect, it } from 'vitest';
+import { dmChannelId } from '../../core/domain/ids.js';
 import { ChannelCatalogReport } from '../../durable-objects/channel/catalog-report.js';
 import * as schema from '../../durable-objects/channel/schema.js';
 import { ChannelStore } from '../../durable-objects/channel/store.js';
-import { dmChannelId } from '../../worker/domain/ids.js';
 
 const A = 'agt_alice';
 const B = 'agt_bob';

@@ -5,7 +5,7 @@
 import { env, runInDurableObject } from 'cloudflare:test';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { contentSearchPlan, matchesIdentity, parseParticipants } from '../../worker/domain/admin-channels.js';
+import { contentSearchPlan, matchesIdentity, parseParticipants } from '../../core/domain/admin-channels.js';
 import { scanCatalogPage, scanInOrder } from '../../worker/lib/ordered-scan.js';
 
 /**

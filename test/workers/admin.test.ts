@@ -1,6 +1,6 @@
 import { env, runInDurableObject } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
-import { SESSION_IDLE_MS } from '../../durable-objects/registry/registry-do.js';
+import { SESSION_IDLE_MS } from '../../core/domain/admin-session.js';
 import { ADMIN, adminCookie, call, createAgent, createHost } from './helpers.js';
 
 const registry = () => env.REGISTRY.get(env.REGISTRY.idFromName('registry'));

@@ -7,9 +7,9 @@ import { env, runInDurableObject } from 'cloudflare:test';
 import { drizzle } from 'drizzle-orm/durable-sqlite';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { dmChannelId } from '../../core/domain/ids.js';
 import * as schema from '../../durable-objects/channel/schema.js';
 import { ChannelStore } from '../../durable-objects/channel/store.js';
-import { dmChannelId } from '../../worker/domain/ids.js';
 
 const A = 'agt_a';
 const B = 'agt_b';

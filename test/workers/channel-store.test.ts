@@ -6,10 +6,10 @@ import { env, runInDurableObject } from 'cloudflare:test';
 import { eq } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/durable-sqlite';
 import { describe, expect, it } from 'vitest';
+import type { MessageContent } from '../../core/domain/content.js';
+import { channelOfMessageId, dmChannelId } from '../../core/domain/ids.js';
 import * as schema from '../../durable-objects/channel/schema.js';
 import { ChannelStore, PURGED_IDS_KEPT } from '../../durable-objects/channel/store.js';
-import type { MessageContent } from '../../worker/domain/content.js';
-import { channelOfMessageId, dmChannelId } from '../../worker/domain/ids.js';
 
 const A = 'agt_alice';
 const B = 'agt_bob';

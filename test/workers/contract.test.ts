@@ -1,7 +1,7 @@
 import { SELF } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
+import { operationList, operations } from '../../core/contract/index.js';
 import committed from '../../openapi.json';
-import { operationList, operations } from '../../worker/contract/index.js';
 import { handlers } from '../../worker/handlers/index.js';
 
 describe('the operation registry', () => {

@@ -6,8 +6,8 @@
  */
 import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
+import { operationList } from '../../core/contract/index.js';
 import { createApp } from '../../worker/app.js';
-import { operationList } from '../../worker/contract/index.js';
 import { drainAfterAnswer, drainBody, relayBody } from '../../worker/lib/json-body.js';
 import { adminCookie, createAgent, createHost } from './helpers.js';
 

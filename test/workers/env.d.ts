@@ -1,4 +1,4 @@
-import type { UndeclaredBindings } from '../../worker/env.js';
+import type { UndeclaredBindings } from '../../core/env.js';
 
 // `env` of cloudflare:test is `Cloudflare.Env`: the generated bindings of wrangler.toml
 // (worker-configuration.d.ts), plus those the tests' miniflare options add. Tests that use the

@@ -16,10 +16,10 @@ import { drizzle } from 'drizzle-orm/durable-sqlite';
 import { SQLiteTable } from 'drizzle-orm/sqlite-core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { ApiError } from '../../core/contract/errors.js';
 import { GroupMembership } from '../../durable-objects/channel/membership.js';
 import * as schema from '../../durable-objects/channel/schema.js';
 import { ChannelStore } from '../../durable-objects/channel/store.js';
-import { ApiError } from '../../worker/contract/errors.js';
 
 const GROUP = 'grp_modelgroup0001';
 const OWNER = 'agt_owner';

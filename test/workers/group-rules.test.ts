@@ -11,7 +11,7 @@ import {
   planOwnerChange,
   relationOf,
   viewFor,
-} from '../../worker/domain/groups.js';
+} from '../../core/domain/groups.js';
 
 const p = (
   agentId: string,

@@ -1,10 +1,10 @@
 /** The pure messaging modules: identifiers, content checks and the cross-channel claim plan. */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../worker/contract/errors.js';
-import { type ClaimCandidate, planClaims } from '../../worker/domain/claim-plan.js';
-import { codePointLength, collapseTargets, validateContent } from '../../worker/domain/content.js';
-import { channelOfMessageId, dmChannelId, newMessageId } from '../../worker/domain/ids.js';
+import { ApiError } from '../../core/contract/errors.js';
+import { type ClaimCandidate, planClaims } from '../../core/domain/claim-plan.js';
+import { codePointLength, collapseTargets, validateContent } from '../../core/domain/content.js';
+import { channelOfMessageId, dmChannelId, newMessageId } from '../../core/domain/ids.js';
 
 describe('identifiers', () => {
   it('derives one private channel per unordered pair', async () => {

@@ -5,9 +5,9 @@
 import { env, runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { drizzle } from 'drizzle-orm/durable-sqlite';
 import { describe, expect, it } from 'vitest';
+import { dmChannelId } from '../../core/domain/ids.js';
 import * as schema from '../../durable-objects/channel/schema.js';
 import { ChannelStore } from '../../durable-objects/channel/store.js';
-import { dmChannelId } from '../../worker/domain/ids.js';
 import { call } from './helpers.js';
 import { ack, channelCalls, claim, inbox, send, sendOne, world } from './messaging-helpers.js';
 

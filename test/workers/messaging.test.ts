@@ -1,6 +1,6 @@
 /** Black-box tests of every messaging route through the worker (SELF.fetch), with the real objects. */
 import { describe, expect, it } from 'vitest';
-import { dmChannelId } from '../../worker/domain/ids.js';
+import { dmChannelId } from '../../core/domain/ids.js';
 import { call } from './helpers.js';
 import { ack, claim, inbox, send, sendOne, setLimits, shiftChannelClock, world } from './messaging-helpers.js';
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../worker/contract/errors.js';
+import { ApiError } from '../../core/contract/errors.js';
 import {
   type MultipartEvent,
   MultipartParser,

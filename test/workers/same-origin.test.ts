@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { operationList } from '../../worker/contract/index.js';
+import { operationList } from '../../core/contract/index.js';
 import { adminCookie, call, createAgent, createHost } from './helpers.js';
 
 // Generated from the registry, so a new state-changing route cannot be forgotten.

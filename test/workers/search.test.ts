@@ -9,11 +9,11 @@ import { sql } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/durable-sqlite';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { dmChannelId } from '../../core/domain/ids.js';
+import { searchPlan } from '../../core/domain/search.js';
 import * as schema from '../../durable-objects/channel/schema.js';
 import { ChannelStore } from '../../durable-objects/channel/store.js';
 import searchMigration from '../../migrations/channel/0005_search_index.sql';
-import { dmChannelId } from '../../worker/domain/ids.js';
-import { searchPlan } from '../../worker/domain/search.js';
 import { type Call, call } from './helpers.js';
 import { channelCalls, sendOne, setLimits, type TestAgent, world } from './messaging-helpers.js';
 

@@ -7,10 +7,10 @@
  */
 import { env, listDurableObjectIds, runInDurableObject } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
-import { dmChannelId, newMessageId } from '../../worker/domain/ids.js';
-import { newFileId } from '../../worker/files/file-id.js';
-import { hasValidTag, parseApiKey, storedKeyHash } from '../../worker/lib/api-key.js';
-import { randomToken } from '../../worker/lib/crypto.js';
+import { newFileId } from '../../core/domain/file-id.js';
+import { dmChannelId, newMessageId } from '../../core/domain/ids.js';
+import { hasValidTag, parseApiKey, storedKeyHash } from '../../core/lib/api-key.js';
+import { randomToken } from '../../core/lib/crypto.js';
 import { forgetLegacyKeyAgents } from '../../worker/lib/legacy-keys.js';
 import { adminCookie, call, createAgent, createHost } from './helpers.js';
 

@@ -8,12 +8,13 @@ import { createExecutionContext, waitOnExecutionContext } from 'cloudflare:test'
 import { z } from '@hono/zod-openapi';
 import { Hono, type MiddlewareHandler } from 'hono';
 import { beforeEach, describe, expect, it } from 'vitest';
+import { ApiError, reviveApiError } from '../../core/contract/errors.js';
+import type { StagedFile } from '../../core/domain/principals.js';
+import { uploadShare } from '../../core/lib/limits.js';
+import { forgetCachedSettings } from '../../core/lib/settings-cache.js';
 import { admissionRefusal } from '../../durable-objects/retention/admission.js';
-import { ApiError, reviveApiError } from '../../worker/contract/errors.js';
 import type { AppEnv } from '../../worker/handlers/types.js';
-import { uploadShare } from '../../worker/lib/limits.js';
-import { forgetCachedSettings } from '../../worker/lib/settings-cache.js';
-import { readUploadRequest, type StagedFile } from '../../worker/uploads/request.js';
+import { readUploadRequest } from '../../worker/uploads/request.js';
 import { PART_BYTES } from '../../worker/uploads/staging.js';
 import { StallGuard } from '../../worker/uploads/stall.js';
 import { type FormPart, formPart, multipartBody } from './multipart-body.js';

@@ -4,14 +4,14 @@
  * for its summary, a bounded number at a time; identity filters and the content search run inside
  * the channels, so only matches travel back. Reading never claims and never changes read state.
  */
-import { ApiError } from '../contract/errors.js';
-import type * as ops from '../contract/operations/admin-console.js';
-import { type ChannelAdminSummary, parseParticipants } from '../domain/admin-channels.js';
-import type { Env } from '../env.js';
-import { retention } from '../files/retention.js';
-import { decodeCursor, encodeCursor, pageSize } from '../lib/cursor.js';
+import { ApiError } from '../../core/contract/errors.js';
+import type * as ops from '../../core/contract/operations/admin-console.js';
+import { type ChannelAdminSummary, parseParticipants } from '../../core/domain/admin-channels.js';
+import type { Env } from '../../core/env.js';
+import { decodeCursor, encodeCursor, pageSize } from '../../core/lib/cursor.js';
+import { currentSettings, registry } from '../../core/lib/settings-cache.js';
+import { retention } from '../../core/stubs.js';
 import { scanCatalogPage } from '../lib/ordered-scan.js';
-import { currentSettings, registry } from '../lib/settings-cache.js';
 import type { Handler } from './types.js';
 
 /**

@@ -1,7 +1,7 @@
-import type * as ops from '../contract/operations/admin-console.js';
-import { retention } from '../files/retention.js';
+import type * as ops from '../../core/contract/operations/admin-console.js';
+import { registry } from '../../core/lib/settings-cache.js';
+import { retention } from '../../core/stubs.js';
 import { readResources } from '../lib/overview-resources.js';
-import { registry } from '../lib/settings-cache.js';
 import type { Handler } from './types.js';
 
 /** Large pages: the overview walks the registry's lists to count them without a second index. */

@@ -1,10 +1,10 @@
 /** The administrator's group routes: the catalog list, owner reassignment and dissolution. */
-import { ApiError } from '../contract/errors.js';
-import type { adminListGroups, dissolveGroup, reassignGroupOwner } from '../contract/operations/groups.js';
-import type { Env } from '../env.js';
-import { retention } from '../files/retention.js';
-import { pageSize } from '../lib/cursor.js';
-import { currentSettings, registry } from '../lib/settings-cache.js';
+import { ApiError } from '../../core/contract/errors.js';
+import type { adminListGroups, dissolveGroup, reassignGroupOwner } from '../../core/contract/operations/groups.js';
+import type { Env } from '../../core/env.js';
+import { pageSize } from '../../core/lib/cursor.js';
+import { currentSettings, registry } from '../../core/lib/settings-cache.js';
+import { retention } from '../../core/stubs.js';
 import { groupChannel } from './groups.js';
 import type { Handler } from './types.js';
 

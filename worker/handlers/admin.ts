@@ -1,10 +1,10 @@
 import type { Context } from 'hono';
 import { deleteCookie, setCookie } from 'hono/cookie';
-import { SESSION_ABSOLUTE_MS } from '../../durable-objects/registry/registry-do.js';
-import type * as ops from '../contract/operations/admin.js';
-import { retention } from '../files/retention.js';
-import { pageSize } from '../lib/cursor.js';
-import { currentSettings, registry, rememberSettings } from '../lib/settings-cache.js';
+import type * as ops from '../../core/contract/operations/admin.js';
+import { SESSION_ABSOLUTE_MS } from '../../core/domain/admin-session.js';
+import { pageSize } from '../../core/lib/cursor.js';
+import { currentSettings, registry, rememberSettings } from '../../core/lib/settings-cache.js';
+import { retention } from '../../core/stubs.js';
 import { SESSION_COOKIE } from '../middleware/auth.js';
 import type { AppEnv, Handler } from './types.js';
 

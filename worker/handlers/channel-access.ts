@@ -3,14 +3,14 @@
  * (with its SQLite database) the first time it is used, so a request naming a channel or group the
  * agent has never been in must be answered without opening it. Such an agent is a stranger to the
  * channel, and a stranger gets not_found (not_invited for join) whether the channel exists or not
- * (worker/domain/groups.ts), so the gate answers exactly what the channel would have answered.
+ * (core/domain/groups.ts), so the gate answers exactly what the channel would have answered.
  *
  * The IDs in the path or query were already checked by the authentication call (requireAgent sets
  * `channelAccess`); IDs from a body (claim's channel_id, ACKed message IDs) cost one call to the
  * agent's own object.
  */
 import type { Context } from 'hono';
-import type { Env } from '../env.js';
+import type { Env } from '../../core/env.js';
 import { agentIndex } from './messaging/stubs.js';
 import type { AppEnv } from './types.js';
 

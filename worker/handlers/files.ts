@@ -1,9 +1,9 @@
-import { ApiError } from '../contract/errors.js';
-import type * as ops from '../contract/operations/files.js';
-import type { Env } from '../env.js';
-import { channelOfFileId } from '../files/file-id.js';
-import { decodeCursor, encodeCursor, pageSize } from '../lib/cursor.js';
-import { currentSettings } from '../lib/settings-cache.js';
+import { ApiError } from '../../core/contract/errors.js';
+import type * as ops from '../../core/contract/operations/files.js';
+import { channelOfFileId } from '../../core/domain/file-id.js';
+import type { Env } from '../../core/env.js';
+import { decodeCursor, encodeCursor, pageSize } from '../../core/lib/cursor.js';
+import { currentSettings } from '../../core/lib/settings-cache.js';
 import { contentDisposition } from '../uploads/disposition.js';
 import { isKnownChannel } from './channel-access.js';
 import type { Handler } from './types.js';

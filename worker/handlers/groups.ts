@@ -1,11 +1,11 @@
 /**
  * The group routes. Every decision about who may do what is the group channel's (it applies
- * worker/domain/groups.ts inside its own transactions); these handlers look accounts up in the
+ * core/domain/groups.ts inside its own transactions); these handlers look accounts up in the
  * registry, pick the channel and shape the answers.
  */
 import type { z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import { ApiError, type ErrorCode } from '../contract/errors.js';
+import { ApiError, type ErrorCode } from '../../core/contract/errors.js';
 import {
   type createGroup,
   type getGroup,
@@ -16,13 +16,13 @@ import {
   type listGroups,
   SendGroupMessageBody,
   type sendGroupMessage,
-} from '../contract/operations/groups.js';
-import { collapseTargets, validateContent } from '../domain/content.js';
-import { GROUP_ACCESS, type GroupAction, type GroupView, type InvitationOutcome } from '../domain/groups.js';
-import { requireReplyInChannel } from '../domain/threads.js';
-import type { Env } from '../env.js';
-import { newId } from '../lib/crypto.js';
-import { currentSettings, registry } from '../lib/settings-cache.js';
+} from '../../core/contract/operations/groups.js';
+import { collapseTargets, validateContent } from '../../core/domain/content.js';
+import { GROUP_ACCESS, type GroupAction, type GroupView, type InvitationOutcome } from '../../core/domain/groups.js';
+import { requireReplyInChannel } from '../../core/domain/threads.js';
+import type { Env } from '../../core/env.js';
+import { newId } from '../../core/lib/crypto.js';
+import { currentSettings, registry } from '../../core/lib/settings-cache.js';
 import { isKnownChannel } from './channel-access.js';
 import { agentIndex } from './messaging/stubs.js';
 import { readSendRequest } from './messaging/upload.js';

@@ -1,7 +1,7 @@
-import type { getLimits, getMe, listDirectory } from '../contract/operations/identity.js';
-import { pageSize } from '../lib/cursor.js';
-import { derivedLimits, LIMIT_SEMANTICS } from '../lib/limits.js';
-import { currentSettings, registry } from '../lib/settings-cache.js';
+import type { getLimits, getMe, listDirectory } from '../../core/contract/operations/identity.js';
+import { pageSize } from '../../core/lib/cursor.js';
+import { derivedLimits, LIMIT_SEMANTICS } from '../../core/lib/limits.js';
+import { currentSettings, registry } from '../../core/lib/settings-cache.js';
 import type { Handler } from './types.js';
 
 /** What the calling agent may do; clients use it to discover features of this server. */

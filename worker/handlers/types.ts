@@ -1,15 +1,8 @@
 import type { Context } from 'hono';
-import type { OperationId, Operations } from '../contract/index.js';
-import type { OperationDef, OperationInput, OperationOutput } from '../contract/registry.js';
-import type { Env } from '../env.js';
-
-/** The agent a request authenticated as (agent routes only). */
-export interface AuthedAgent {
-  agent_id: string;
-  name: string;
-  display_name: string;
-  host_id: string;
-}
+import type { OperationId, Operations } from '../../core/contract/index.js';
+import type { OperationDef, OperationInput, OperationOutput } from '../../core/contract/registry.js';
+import type { AuthedAgent } from '../../core/domain/principals.js';
+import type { Env } from '../../core/env.js';
 
 export interface AdminPrincipal {
   username: string;

@@ -1,4 +1,4 @@
-import { ApiError } from '../contract/errors.js';
+import { ApiError } from '../../core/contract/errors.js';
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 

@@ -9,8 +9,8 @@
  * entry costs at most one call to an object that exists; the object still decides with the live
  * hash, so a regenerated or revoked legacy key fails at once.
  */
-import type { Env } from '../env.js';
-import { registry } from './settings-cache.js';
+import type { Env } from '../../core/env.js';
+import { registry } from '../../core/lib/settings-cache.js';
 
 const TTL_MS = 60_000;
 let cached: { ids: ReadonlySet<string>; at: number } | null = null;

@@ -1,4 +1,4 @@
-import { Resources, type Resources as ResourcesT } from '../contract/models.js';
+import { Resources, type Resources as ResourcesT } from '../../core/contract/models.js';
 
 /** The reason every metric carries on Cloudflare, where a worker cannot see the machine it runs on. */
 export const CLOUDFLARE_REASON =

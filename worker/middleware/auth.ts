@@ -1,13 +1,13 @@
 import type { Context } from 'hono';
 import { getCookie } from 'hono/cookie';
 import { createMiddleware } from 'hono/factory';
-import { ApiError } from '../contract/errors.js';
-import { channelOfFileId } from '../files/file-id.js';
+import { ApiError } from '../../core/contract/errors.js';
+import { channelOfFileId } from '../../core/domain/file-id.js';
+import { hasValidTag, parseApiKey, pepperOf, storedKeyHash } from '../../core/lib/api-key.js';
+import { keyedHash } from '../../core/lib/crypto.js';
+import { registry } from '../../core/lib/settings-cache.js';
 import type { AppEnv } from '../handlers/types.js';
-import { hasValidTag, parseApiKey, pepperOf, storedKeyHash } from '../lib/api-key.js';
-import { keyedHash } from '../lib/crypto.js';
 import { legacyKeyAgents } from '../lib/legacy-keys.js';
-import { registry } from '../lib/settings-cache.js';
 
 export const SESSION_COOKIE = 'switchboard_session';
 

@@ -19,7 +19,7 @@ const DRAIN_PATIENCE_MS = 2_000;
  * client. This is the one place that prevents it, so no handler has to remember. Bounded: a body
  * larger than DRAIN_MAX_BYTES (declared or seen), or not over within DRAIN_PATIENCE_MS, gets its answer
  * while the rest is read after it (drainAfterAnswer); that connection then closes (the self-host
- * front closes the client's connection cleanly, cli/serve/front.ts).
+ * front closes the client's connection cleanly, server/front.ts).
  */
 export const drainUnreadBody = createMiddleware<AppEnv>(async (c, next) => {
   const source = c.req.raw.body;

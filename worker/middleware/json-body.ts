@@ -1,10 +1,10 @@
 import { createMiddleware } from 'hono/factory';
-import { ApiError } from '../contract/errors.js';
-import type { OperationDef } from '../contract/registry.js';
+import { ApiError } from '../../core/contract/errors.js';
+import type { OperationDef } from '../../core/contract/registry.js';
+import { maxJsonRequestBytes } from '../../core/lib/limits.js';
+import { currentSettings } from '../../core/lib/settings-cache.js';
 import type { AppEnv } from '../handlers/types.js';
 import { parseJsonStrict, readBounded } from '../lib/json-body.js';
-import { maxJsonRequestBytes } from '../lib/limits.js';
-import { currentSettings } from '../lib/settings-cache.js';
 
 /**
  * Reads a JSON body under a size cap and decodes it strictly, so invalid UTF-8 and lone

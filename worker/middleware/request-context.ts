@@ -1,8 +1,8 @@
 import { createMiddleware } from 'hono/factory';
-import { ApiError } from '../contract/errors.js';
+import { ApiError } from '../../core/contract/errors.js';
+import { base64url, digestsEqual } from '../../core/lib/crypto.js';
+import { canonicalIp } from '../../core/lib/ip.js';
 import type { AppEnv } from '../handlers/types.js';
-import { base64url, digestsEqual } from '../lib/crypto.js';
-import { canonicalIp } from '../lib/ip.js';
 
 /** The header by which the self-host front proves a request came through it. */
 export const FRONT_SECRET_HEADER = 'x-switchboard-front';

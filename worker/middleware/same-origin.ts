@@ -1,5 +1,5 @@
 import { createMiddleware } from 'hono/factory';
-import { ApiError } from '../contract/errors.js';
+import { ApiError } from '../../core/contract/errors.js';
 import type { AppEnv } from '../handlers/types.js';
 
 /**

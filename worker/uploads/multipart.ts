@@ -9,7 +9,7 @@
  * small state machine that is easier to prove (test/workers/multipart.test.ts splits bodies at
  * every byte) than a dependency is to audit.
  */
-import { ApiError } from '../contract/errors.js';
+import { ApiError } from '../../core/contract/errors.js';
 
 export interface PartHeaders {
   /** The `name` parameter of Content-Disposition. */

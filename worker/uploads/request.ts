@@ -11,12 +11,13 @@
  */
 import type { z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import { ApiError } from '../contract/errors.js';
-import { retention } from '../files/retention.js';
+import { ApiError } from '../../core/contract/errors.js';
+import type { StagedFile } from '../../core/domain/principals.js';
+import { MIN_UPLOAD_BYTES_PER_SECOND, maxJsonRequestBytes } from '../../core/lib/limits.js';
+import { currentSettings } from '../../core/lib/settings-cache.js';
+import { retention } from '../../core/stubs.js';
 import type { AppEnv } from '../handlers/types.js';
 import { parseJsonStrict } from '../lib/json-body.js';
-import { MIN_UPLOAD_BYTES_PER_SECOND, maxJsonRequestBytes } from '../lib/limits.js';
-import { currentSettings } from '../lib/settings-cache.js';
 import { DEFAULT_MULTIPART_LIMITS, MultipartParser, multipartBoundary, type PartHeaders } from './multipart.js';
 import { StagingWriter } from './staging.js';
 import { readGuarded, StallGuard } from './stall.js';
@@ -26,17 +27,6 @@ export const MAX_FILENAME_LENGTH = 1024;
 const DEFAULT_MEDIA_TYPE = 'application/octet-stream';
 const TOKEN = "[!#$%&'*+.^_`|~0-9A-Za-z-]+";
 const MEDIA_TYPE = new RegExp(`^${TOKEN}/${TOKEN}(\\s*;\\s*${TOKEN}=(${TOKEN}|"([^"\\\\\\r\\n]|\\\\.)*"))*$`);
-
-/** A file staged in R2 under an opaque key, as the server measured it. */
-export interface StagedFile {
-  /** The staged object's key (`tmp/…`); each message gets its own copy under its own key. */
-  key: string;
-  /** The client's file name, exactly as sent (may be empty). Metadata only. */
-  filename: string;
-  media_type: string;
-  size: number;
-  sha256: string;
-}
 
 export interface UploadRequest<T> {
   body: T;

@@ -9,8 +9,8 @@
  * every chunk, so an oversized upload stops at the first byte over the limit, whatever
  * Content-Length claimed. SHA-256 is computed incrementally by workerd's `crypto.DigestStream`.
  */
-import { ApiError } from '../contract/errors.js';
-import { hex } from '../lib/crypto.js';
+import { ApiError } from '../../core/contract/errors.js';
+import { hex } from '../../core/lib/crypto.js';
 
 /** R2's minimum part size; every part but the last has exactly this size. */
 export const PART_BYTES = 5 * 1024 * 1024;

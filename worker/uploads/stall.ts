@@ -8,7 +8,7 @@
  * to R2 or calling Durable Objects is the server's, not the client's), and every complete window
  * must bring at least `minBytes`. The window that is open when the body ends is never judged.
  */
-import { ApiError } from '../contract/errors.js';
+import { ApiError } from '../../core/contract/errors.js';
 
 export class StallGuard {
   private waited = 0;

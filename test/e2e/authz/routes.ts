@@ -4,7 +4,7 @@
  * "another agent's object" cells that apply to it. Typed as a record over every operation ID, so
  * a new operation is a compile error here until it gets its entry (and a test fails too).
  */
-import type { OperationId } from '../../../worker/contract/index.js';
+import type { OperationId } from '../../../core/contract/index.js';
 
 /** The shared world the matrix runs in (see authz-matrix.test.ts). */
 export interface World {

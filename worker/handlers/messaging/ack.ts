@@ -1,8 +1,8 @@
 import type { z } from '@hono/zod-openapi';
-import { ApiError, type ErrorCode } from '../../contract/errors.js';
-import type { AckResult, ackMessages } from '../../contract/operations/messaging.js';
-import { channelOfMessageId } from '../../domain/ids.js';
-import { currentSettings } from '../../lib/settings-cache.js';
+import { ApiError, type ErrorCode } from '../../../core/contract/errors.js';
+import type { AckResult, ackMessages } from '../../../core/contract/operations/messaging.js';
+import { channelOfMessageId } from '../../../core/domain/ids.js';
+import { currentSettings } from '../../../core/lib/settings-cache.js';
 import { knownChannels } from '../channel-access.js';
 import type { Handler } from '../types.js';
 import { ChannelCalls } from './stubs.js';

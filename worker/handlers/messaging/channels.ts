@@ -1,7 +1,7 @@
-import { ApiError } from '../../contract/errors.js';
-import type { listChannels, listMessages } from '../../contract/operations/messaging.js';
-import { decodeCursor, encodeCursor, pageSize } from '../../lib/cursor.js';
-import { currentSettings } from '../../lib/settings-cache.js';
+import { ApiError } from '../../../core/contract/errors.js';
+import type { listChannels, listMessages } from '../../../core/contract/operations/messaging.js';
+import { decodeCursor, encodeCursor, pageSize } from '../../../core/lib/cursor.js';
+import { currentSettings } from '../../../core/lib/settings-cache.js';
 import { isKnownChannel } from '../channel-access.js';
 import type { Handler } from '../types.js';
 import { agentIndex, ChannelCalls } from './stubs.js';

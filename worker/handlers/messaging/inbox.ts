@@ -5,12 +5,12 @@
  * meanwhile keeps it. With a channel_id filter the channel is asked directly: no hint needed.
  */
 import type { Context } from 'hono';
-import { ApiError } from '../../contract/errors.js';
-import type { claimMessages, getInbox } from '../../contract/operations/messaging.js';
-import { type ClaimCandidate, compareCandidates, planClaims } from '../../domain/claim-plan.js';
-import { type ChannelKind, channelKindOf } from '../../domain/ids.js';
-import type { Env } from '../../env.js';
-import { currentSettings } from '../../lib/settings-cache.js';
+import { ApiError } from '../../../core/contract/errors.js';
+import type { claimMessages, getInbox } from '../../../core/contract/operations/messaging.js';
+import { type ClaimCandidate, compareCandidates, planClaims } from '../../../core/domain/claim-plan.js';
+import { type ChannelKind, channelKindOf } from '../../../core/domain/ids.js';
+import type { Env } from '../../../core/env.js';
+import { currentSettings } from '../../../core/lib/settings-cache.js';
 import { isKnownChannel } from '../channel-access.js';
 import type { AppEnv, Handler } from '../types.js';
 import { agentIndex, ChannelCalls } from './stubs.js';

@@ -3,12 +3,13 @@
  * and the groups it is an active member of); nothing else is ever asked, and each channel checks
  * again, with history's rule, that the caller is an active participant before touching its index.
  */
-import type { SearchHit } from '../../../durable-objects/channel/store.js';
-import { ApiError } from '../../contract/errors.js';
-import type { searchMessages } from '../../contract/operations/search.js';
-import { decodeCursor, encodeCursor, pageSize } from '../../lib/cursor.js';
+
+import { ApiError } from '../../../core/contract/errors.js';
+import type { searchMessages } from '../../../core/contract/operations/search.js';
+import { decodeCursor, encodeCursor, pageSize } from '../../../core/lib/cursor.js';
+import { currentSettings } from '../../../core/lib/settings-cache.js';
+import type { ChannelSearchHit } from '../../../core/rpc.js';
 import { scanInOrder } from '../../lib/ordered-scan.js';
-import { currentSettings } from '../../lib/settings-cache.js';
 import type { Handler } from '../types.js';
 import { agentIndex, ChannelCalls } from './stubs.js';
 
@@ -71,7 +72,7 @@ export const searchMessagesHandler: Handler<typeof searchMessages> = async ({ en
     calls.report(c);
     throw new ApiError('not_found', 'No such channel.', { field: 'channel_id', target: channel_id });
   }
-  const answers: { kind: 'private' | 'group'; hits: SearchHit[] | null }[] = [];
+  const answers: { kind: 'private' | 'group'; hits: ChannelSearchHit[] | null }[] = [];
   await scanInOrder(
     channels,
     SEARCH_CONCURRENCY,

@@ -1,5 +1,5 @@
 import type { Context } from 'hono';
-import type { Env } from '../../env.js';
+import type { Env } from '../../../core/env.js';
 import type { AppEnv } from '../types.js';
 
 export function agentIndex(env: Env, agentId: string) {

@@ -8,7 +8,8 @@
  */
 import type { z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import { isMultipart, readUploadRequest, type StagedFile } from '../../uploads/request.js';
+import type { StagedFile } from '../../../core/domain/principals.js';
+import { isMultipart, readUploadRequest } from '../../uploads/request.js';
 import type { AppEnv } from '../types.js';
 
 export interface SendRequest<T> {

@@ -1,7 +1,7 @@
 /**
  * Groups (REQ-18..23): creation with invitations, join, leave, group messages, and the
  * administrator's owner reassignment and dissolution. Who may call what is decided in one place,
- * worker/domain/groups.ts; the descriptions here tell agents the same rules.
+ * core/domain/groups.ts; the descriptions here tell agents the same rules.
  */
 import { z } from '@hono/zod-openapi';
 import {

@@ -4,7 +4,7 @@
  */
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import type { OperationDef } from '../../worker/contract/registry.js';
+import type { OperationDef } from '../core/contract/registry.js';
 import { configError, LocalError, usageError } from './errors.js';
 import type { SplitInput } from './fields.js';
 import { type DownloadResult, type FileAccess, saveDownload, userFiles } from './files.js';

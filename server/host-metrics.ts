@@ -1,5 +1,5 @@
 /**
- * Host resource figures for the admin overview (`Resources` of worker/contract/models.ts), read by
+ * Host resource figures for the admin overview (`Resources` of core/contract/models.ts), read by
  * the launcher and served to the worker as the HOST_METRICS service binding. Parsers are pure so
  * they can be tested against captured /proc and nvidia-smi text; readers never throw: a figure
  * that cannot be read is reported as unavailable with the reason.
@@ -7,7 +7,7 @@
 import { execFile } from 'node:child_process';
 import { readFile, statfs } from 'node:fs/promises';
 import os from 'node:os';
-import type { Resources } from '../../worker/contract/models.js';
+import type { Resources } from '../core/contract/models.js';
 
 export type ResourceMetric = Resources['cpu'];
 

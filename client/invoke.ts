@@ -4,7 +4,7 @@
  * bad value is a local error and nothing is sent; the connection comes from the profile.
  */
 import type { z } from '@hono/zod-openapi';
-import type { OperationDef } from '../../worker/contract/registry.js';
+import type { OperationDef } from '../core/contract/registry.js';
 import { type Env, type Resolved, resolveProfile, updateProfile } from './config.js';
 import { applySetCookies } from './cookies.js';
 import { configError, usageError } from './errors.js';

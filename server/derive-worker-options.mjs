@@ -2,7 +2,7 @@
 // wrangler's own reader and writes them to dist/worker/miniflare-options.json. The launcher loads
 // that file, so wrangler.toml stays the single description of the bindings while wrangler (13 MB,
 // ~1 s to import) stays a build-time tool and `switchboard serve` starts fast and offline.
-import '../../scripts/offline-env.mjs';
+import '../scripts/offline-env.mjs';
 import { writeFileSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
 import { unstable_getMiniflareWorkerOptions } from 'wrangler';

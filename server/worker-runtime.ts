@@ -19,7 +19,7 @@ import {
   Response as MiniflareResponse,
   type WorkerOptions,
 } from 'miniflare';
-import type { Resources } from '../../worker/contract/models.js';
+import type { Resources } from '../core/contract/models.js';
 import { type Diagnostics, diagnosticsMiniflareOptions } from './diagnostics.js';
 import { childPids, guardAgainstOrphans } from './orphan-guard.js';
 

@@ -1,6 +1,13 @@
 /** Registers `switchboard serve` (what `npm start` runs) on the CLI program. */
 import type { Command } from 'commander';
-import { ConfigError, DEFAULT_DATA_DIR, DEFAULT_HOST, DEFAULT_PORT, resolveConfig, type ServeFlags } from './config.js';
+import {
+  ConfigError,
+  DEFAULT_DATA_DIR,
+  DEFAULT_HOST,
+  DEFAULT_PORT,
+  resolveConfig,
+  type ServeFlags,
+} from '../../server/config.js';
 
 export function registerServeCommand(program: Command): void {
   program
@@ -15,7 +22,7 @@ export function registerServeCommand(program: Command): void {
       try {
         // Loaded on demand: Miniflare takes most of a second to import, and every other CLI
         // command (agents poll with them) should not pay for it.
-        const { serve } = await import('./serve.js');
+        const { serve } = await import('../../server/serve.js');
         await serve(resolveConfig(flags, process.env));
       } catch (error) {
         // Setting mistakes are one readable line; anything else keeps its stack for the report.

@@ -3,7 +3,7 @@
  * random tail), so a download is routed straight to the channel's Durable Object, whose
  * participant check is the authorization: no global file index exists or is needed.
  */
-import { channelOfMessageId, newMessageId } from '../domain/ids.js';
+import { channelOfMessageId, newMessageId } from './ids.js';
 
 export function newFileId(channelId: string): string {
   return `fil_${newMessageId(channelId).slice('msg_'.length)}`;

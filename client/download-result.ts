@@ -1,6 +1,6 @@
 /**
  * What a download answers, without `node:` imports: the CLI and the stdio MCP server write the
- * bytes to a local path (cli/lib/files.ts), the worker's remote MCP server returns them inline
+ * bytes to a local path (client/files.ts), the worker's remote MCP server returns them inline
  * (mcp/remote.ts); both describe them with these.
  */
 import { z } from '@hono/zod-openapi';

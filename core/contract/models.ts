@@ -147,7 +147,7 @@ export type Limits = z.infer<typeof Limits>;
 /** Fixed (not admin-set) limits that agents still need to know. */
 export const DerivedLimits = z.object({
   max_json_request_bytes: z.number().int().positive(),
-  /** One agent's share of the upload admission (worker/lib/limits.ts: uploadShare). */
+  /** One agent's share of the upload admission (core/lib/limits.ts: uploadShare). */
   max_concurrent_uploads_per_agent: z.number().int().positive(),
   max_upload_temp_bytes_per_agent: z.number().int().positive(),
   min_upload_bytes_per_second: z.number().int().positive(),

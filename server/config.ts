@@ -26,7 +26,7 @@ export interface ServeConfig {
 export const DEFAULT_HOST = '127.0.0.1';
 export const DEFAULT_PORT = 8787;
 export const DEFAULT_DATA_DIR = './data';
-/** The same bounds as the console's setup form (worker/contract/operations/admin.ts). */
+/** The same bounds as the console's setup form (core/contract/operations/admin.ts). */
 export const ADMIN_PASSWORD_MIN = 12;
 export const ADMIN_PASSWORD_MAX = 1024;
 

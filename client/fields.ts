@@ -3,7 +3,7 @@
  * inputs are generated from the registry instead of being listed a second time.
  */
 import { OpenAPIHono, type z } from '@hono/zod-openapi';
-import type { OperationDef } from '../../worker/contract/registry.js';
+import type { OperationDef } from '../core/contract/registry.js';
 
 export type FieldLocation = 'params' | 'query' | 'body';
 export type FieldKind = 'string' | 'number' | 'boolean' | 'enum' | 'array' | 'object' | 'json';
