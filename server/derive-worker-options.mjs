@@ -7,7 +7,7 @@ import { writeFileSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
 import { unstable_getMiniflareWorkerOptions } from 'wrangler';
 
-const root = resolve(import.meta.dirname, '../..');
+const root = resolve(import.meta.dirname, '..');
 const { workerOptions } = unstable_getMiniflareWorkerOptions(resolve(root, 'wrangler.toml'));
 
 /** Unset options and empty binding lists say nothing; the file keeps what wrangler.toml declares. */
