@@ -29,6 +29,9 @@ export interface AccountSnapshot {
 /** How stale the directory's last_access_at may get: one registry write per agent per window. */
 const LAST_ACCESS_FLUSH_MS = 60_000;
 
+/** The account version of a deleted agent: above any the registry can issue. */
+const RETIRED_VERSION = Number.MAX_SAFE_INTEGER;
+
 /**
  * One per agent. It answers every authentication of that agent from memory (credentials and the
  * host allowlist, copied here by the registry), so authentication spreads over as many objects as
@@ -93,6 +96,30 @@ export class AgentDO extends DurableObject<Env> {
       tx.insert(schema.account).values(row).run();
     });
     this.account = row;
+  }
+
+  /**
+   * The agent was deleted (durable-objects/registry/agent-deletion.ts): no key, disabled, and a
+   * version no snapshot can reach, so a push still in flight can never bring the key back. Answers
+   * every channel and group the index knows, for the registry to remove the agent from.
+   */
+  async retire(agentId: string): Promise<string[]> {
+    const row = {
+      agentId,
+      name: this.account?.name ?? '',
+      displayName: this.account?.displayName ?? '',
+      hostId: this.account?.hostId ?? '',
+      enabled: false,
+      keyHash: null,
+      addresses: [],
+      version: RETIRED_VERSION,
+    };
+    this.db.transaction((tx) => {
+      tx.delete(schema.account).run();
+      tx.insert(schema.account).values(row).run();
+    });
+    this.account = row;
+    return inbox.everyChannel(this.db);
   }
 
   // Inbox index (written by channels' outboxes, read by polls)

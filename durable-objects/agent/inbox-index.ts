@@ -200,3 +200,16 @@ export function knownChannels(db: Db, ids: readonly string[]): string[] {
   }
   return [...known];
 }
+
+/** Every channel and group this index knows, in any state (for the removal of a deleted agent). */
+export function everyChannel(db: Db): string[] {
+  const ids = new Set(
+    db
+      .select({ id: channels.channelId })
+      .from(channels)
+      .all()
+      .map((row) => row.id),
+  );
+  for (const row of db.select({ id: groupMemberships.groupId }).from(groupMemberships).all()) ids.add(row.id);
+  return [...ids];
+}

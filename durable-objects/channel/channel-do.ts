@@ -285,6 +285,16 @@ export class ChannelDO extends DurableObject<Env> {
     await this.afterMembershipChange();
   }
 
+  /**
+   * The agent was deleted: a group drops it from its members and invitations, and any channel
+   * drops its deliveries (and so its claims). Messages it sent stay in the others' history.
+   */
+  async removeDeletedAgent(agentId: string): Promise<'removed' | 'owner' | 'absent'> {
+    const outcome = this.groups.removeDeleted(agentId, this.now());
+    if (outcome === 'removed') await this.afterMembershipChange();
+    return outcome;
+  }
+
   async sendGroup(
     input: {
       group_id: string;

@@ -190,6 +190,25 @@ export class GroupMembership {
     });
   }
 
+  /**
+   * A deleted agent (durable-objects/registry/agent-deletion.ts) leaves every group it is in or
+   * invited to, like a leave: its deliveries go, read or not, leased or not, so its claims die with
+   * them; its messages stay in everyone else's history. An owner stays (the registry refuses to
+   * delete an agent that owns an active group) and is answered `owner`.
+   */
+  removeDeleted(agentId: string, now: number): 'removed' | 'owner' | 'absent' {
+    return this.db.transaction((tx) => {
+      const state = this.read(tx);
+      const relation = this.relation(state, agentId);
+      if (relation === 'owner') return 'owner';
+      tx.delete(deliveries).where(eq(deliveries.recipientId, agentId)).run();
+      if (relation !== 'member' && relation !== 'invitee') return 'absent';
+      tx.update(participants).set({ state: 'left', since: now }).where(eq(participants.agentId, agentId)).run();
+      this.changed(tx, []);
+      return 'removed';
+    });
+  }
+
   /** Throws the refusal for `action` unless the agent may do it (read-only; the caller's write re-checks). */
   require(groupId: string, agentId: string, action: GroupAction): void {
     this.authorize(this.db, groupId, agentId, action);

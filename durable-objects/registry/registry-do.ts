@@ -13,6 +13,7 @@ import { DEFAULT_LIMITS } from '../../core/lib/limits.js';
 import migrations from '../../migrations/registry/migrations.js';
 import type { AccountSnapshot } from '../agent/agent-do.js';
 import { iso, openDatabase } from '../shared/database.js';
+import { drainDeletions, recordDeletion, refuseOwner } from './agent-deletion.js';
 import * as schema from './schema.js';
 import {
   ACCOUNT_RESET_MS,
@@ -374,6 +375,20 @@ export class RegistryDO extends DurableObject<Env> {
       this.markForSync(tx, agentId);
     });
     await this.drainSync();
+  }
+
+  /** Deletes an agent for good (agent-deletion.ts): its key fails and it leaves every channel. */
+  async deleteAgent(agentId: string): Promise<void> {
+    this.requireAgent(agentId);
+    await refuseOwner(this.env, agentId);
+    this.requireAgent(agentId);
+    recordDeletion(this.db, agentId, iso(Date.now()));
+    if (!(await drainDeletions(this.db, this.env))) {
+      await this.ctx.storage.setAlarm(Date.now() + 5_000);
+      throw new ApiError('unavailable', 'The agent is deleted but not yet removed everywhere; it is being retried.', {
+        retryAfterMs: 5_000,
+      });
+    }
   }
 
   /** Last access reported by an AgentDO (coalesced there); only ever moves forward. */
@@ -764,6 +779,7 @@ export class RegistryDO extends DurableObject<Env> {
   }
 
   override async alarm(): Promise<void> {
+    if (!(await drainDeletions(this.db, this.env))) await this.ctx.storage.setAlarm(Date.now() + 5_000);
     try {
       await this.drainSync();
     } catch {

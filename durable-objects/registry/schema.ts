@@ -91,3 +91,15 @@ export const setupTokens = sqliteTable('setup_tokens', {
   tokenHash: text('token_hash').primaryKey(),
   createdAt: integer('created_at').notNull(),
 });
+
+/**
+ * Deleted agents whose removal is not finished (an outbox, drained by the delete request and then
+ * by alarm; durable-objects/registry/agent-deletion.ts): their own object must drop the key, and
+ * every channel they were in must drop their memberships and deliveries.
+ */
+export const agentDeletions = sqliteTable('agent_deletions', {
+  agentId: text('agent_id').primaryKey(),
+  deletedAt: text('deleted_at').notNull(),
+  attempts: integer('attempts').notNull().default(0),
+  lastError: text('last_error'),
+});

@@ -77,6 +77,11 @@ export const updateAgentHandler: Handler<typeof ops.updateAgent> = async ({ env,
   agent: await registry(env).updateAgent(input.params.agent_id, input.body),
 });
 
+export const deleteAgentHandler: Handler<typeof ops.deleteAgent> = async ({ env, input }) => {
+  await registry(env).deleteAgent(input.params.agent_id);
+  return { ok: true as const };
+};
+
 export const regenerateAgentKeyHandler: Handler<typeof ops.regenerateAgentKey> = async ({ env, input }) => ({
   api_key: await registry(env).regenerateKey(input.params.agent_id),
 });

@@ -31,6 +31,7 @@ export const handlers: HandlerMap = {
   updateAgent: admin.updateAgentHandler,
   regenerateAgentKey: admin.regenerateAgentKeyHandler,
   revokeAgentKey: admin.revokeAgentKeyHandler,
+  deleteAgent: admin.deleteAgentHandler,
   getSettings: admin.getSettingsHandler,
   updateSettings: admin.updateSettingsHandler,
   getCleanup: admin.getCleanupHandler,

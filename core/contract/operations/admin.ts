@@ -222,6 +222,24 @@ export const updateAgent = defineOperation({
   mcp: false,
 });
 
+export const deleteAgent = defineOperation({
+  id: 'deleteAgent',
+  method: 'delete',
+  path: '/admin/agents/{agent_id}',
+  role: 'admin',
+  summary: 'Delete an agent: its key stops working at once and it leaves the directory and every channel',
+  description:
+    'Its memberships, invitations, deliveries and claims go; messages and files it sent stay in the other ' +
+    "participants' history under retention. An agent that owns an active group is refused (conflict): " +
+    'reassign the owner or dissolve the group first. Agent IDs are never reused.',
+  tags,
+  params: AgentParams,
+  response: ok,
+  errors: [...ADMIN_ERRORS, 'not_found', 'conflict', 'unavailable'],
+  cli: { command: 'admin agents delete', positionals: ['agent_id'] },
+  mcp: false,
+});
+
 export const regenerateAgentKey = defineOperation({
   id: 'regenerateAgentKey',
   method: 'post',

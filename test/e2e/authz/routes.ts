@@ -95,6 +95,7 @@ export const ROUTES: Record<OperationId, RouteEntry> = {
   updateAgent: { sample: (w) => ({ params: { agent_id: w.target.id }, body: { enabled: false } }) },
   regenerateAgentKey: { sample: (w) => ({ params: { agent_id: w.target.id } }) },
   revokeAgentKey: { sample: (w) => ({ params: { agent_id: w.target.id } }) },
+  deleteAgent: { sample: (w) => ({ params: { agent_id: w.target.id } }) },
   getSettings: { sample: () => ({}) },
   updateSettings: { sample: () => ({ body: { max_recipients: 3 } }) },
   getCleanup: { sample: () => ({}) },
