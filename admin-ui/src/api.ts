@@ -34,6 +34,7 @@ const ROUTES = {
   updateAgent: ['patch', '/admin/agents/{agent_id}'],
   regenerateAgentKey: ['post', '/admin/agents/{agent_id}/key'],
   revokeAgentKey: ['delete', '/admin/agents/{agent_id}/key'],
+  deleteAgent: ['delete', '/admin/agents/{agent_id}'],
   getSettings: ['get', '/admin/settings'],
   updateSettings: ['patch', '/admin/settings'],
   getCleanup: ['get', '/admin/cleanup'],

@@ -110,6 +110,22 @@ export class SbAgents extends LitElement {
     });
   }
 
+  private async deleteAgent(agent: Agent): Promise<void> {
+    const ok = await this.confirm.ask({
+      heading: msg('Delete agent'),
+      text: msg(
+        str`Delete ${agent.name} for good? Its key stops working at once, it leaves the directory and its groups, and messages waiting for it are dropped. Messages it sent stay in the other participants' history.`,
+      ),
+      confirmLabel: msg('Delete agent'),
+      danger: true,
+    });
+    if (!ok) return;
+    await this.act(async () => {
+      await call('deleteAgent', { params: { agent_id: agent.agent_id } });
+      return msg(str`Deleted agent ${agent.name}.`);
+    });
+  }
+
   private row(agent: Agent) {
     const locale = currentLocale();
     return html`<tr data-agent-id=${agent.agent_id}>
@@ -139,6 +155,9 @@ export class SbAgents extends LitElement {
           </button>
           <button type="button" class="danger" @click=${() => this.revoke(agent)} aria-label=${msg(str`Revoke the key of ${agent.name}`)}>
             ${msg('Revoke key')}
+          </button>
+          <button type="button" class="danger" @click=${() => this.deleteAgent(agent)} aria-label=${msg(str`Delete agent ${agent.name}`)}>
+            ${msg('Delete')}
           </button>
         </div>
       </td>
