@@ -8,7 +8,7 @@
  * Miniflare runs a second listener, its loopback server, through which workerd calls back into
  * Node (service bindings such as HOST_METRICS, logs, temp files, storage listings). Upstream it
  * answers any local process; patches/miniflare+*.patch (applied by `npm ci`) makes it refuse every
- * request without a per-process secret that only workerd is given (ARCHITECTURE.md, self-hosting).
+ * request without a per-process secret that only workerd is given (docs/design/self-hosting.md).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
