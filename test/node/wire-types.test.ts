@@ -139,7 +139,10 @@ function restatements(file: string, text: string, models: ReturnType<typeof cont
   for (const decl of declarations(file, text)) {
     for (const set of decl.propertySets) {
       for (const model of models.objects) {
-        if (containsAll(set, model)) {
+        // A small model matches only exactly: two common field names alone prove little.
+        const matches =
+          model.fields.size < 3 ? set.size === model.fields.size && containsAll(set, model) : containsAll(set, model);
+        if (matches) {
           problems.push(
             `${decl.where} ${decl.name} spells every field of ${model.name}: derive it (z.infer, pick, Omit)`,
           );
