@@ -61,7 +61,7 @@ export async function deliverPending<T>(items: readonly T[], delivery: Delivery<
     }
   } else {
     const results = await Promise.allSettled(items.map((item) => delivery.deliver(item)));
-    results.forEach((result, i) => settle(items[i]!, result));
+    for (const [i, result] of results.entries()) settle(items[i]!, result);
   }
   return ok;
 }
