@@ -8,6 +8,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { countRejected } from '../client/rejected.js';
 import type { OperationDef } from '../core/contract/registry.js';
+import type { ErrorBodyAsRead } from '../core/rpc.js';
 import { DATA_NOT_INSTRUCTIONS, listedTool, type ToolDefinition } from './tools.js';
 
 export interface InstructionOptions {
@@ -59,10 +60,8 @@ export function serverInstructions(operations: readonly OperationDef[], options:
   return general + flow + files + DATA_NOT_INSTRUCTIONS;
 }
 
-export interface ToolErrorBody {
-  request_id?: string;
-  error: { code: string; message: string; [key: string]: unknown };
-}
+/** The client's error body; request_id is absent for an error the tool made itself. */
+export type ToolErrorBody = Omit<ErrorBodyAsRead, 'request_id'> & Partial<Pick<ErrorBodyAsRead, 'request_id'>>;
 
 export function errorResult(structured: ToolErrorBody): CallToolResult {
   return {

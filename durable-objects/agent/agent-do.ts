@@ -5,6 +5,7 @@ import type { AuthedAgent } from '../../core/domain/principals.js';
 import type { Env } from '../../core/env.js';
 import { digestsEqual } from '../../core/lib/crypto.js';
 import migrations from '../../migrations/agent/migrations.js';
+import { AlarmScheduler } from '../shared/alarm-scheduler.js';
 import { openDatabase } from '../shared/database.js';
 import * as inbox from './inbox-index.js';
 import * as schema from './schema.js';
@@ -37,6 +38,7 @@ const LAST_ACCESS_FLUSH_MS = 60_000;
  */
 export class AgentDO extends DurableObject<Env> {
   private readonly db;
+  private readonly alarms: AlarmScheduler;
   private account: typeof schema.account.$inferSelect | null = null;
   private lastAccessMs = 0;
   private lastFlushedMs = 0;
@@ -46,6 +48,9 @@ export class AgentDO extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.db = openDatabase(ctx, schema, migrations);
+    this.alarms = new AlarmScheduler(ctx, () => Date.now(), 'agent').register('last-access', {
+      run: () => this.flushAccess(),
+    });
     void ctx.blockConcurrencyWhile(async () => {
       this.account = this.db.select().from(schema.account).get() ?? null;
     });
@@ -135,7 +140,7 @@ export class AgentDO extends DurableObject<Env> {
       this.ctx.waitUntil(this.flushAccess());
     } else if (!this.flushScheduled) {
       this.flushScheduled = true;
-      this.ctx.waitUntil(this.ctx.storage.setAlarm(this.lastFlushedMs + LAST_ACCESS_FLUSH_MS));
+      this.ctx.waitUntil(this.alarms.noLaterThan(this.lastFlushedMs + LAST_ACCESS_FLUSH_MS));
     }
   }
 
@@ -154,6 +159,6 @@ export class AgentDO extends DurableObject<Env> {
 
   override async alarm(): Promise<void> {
     this.flushScheduled = false;
-    await this.flushAccess();
+    await this.alarms.run();
   }
 }
