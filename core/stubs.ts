@@ -1,4 +1,4 @@
-import type { Env } from '../env.js';
+import type { Env } from './env.js';
 
 /** The one retention object: upload admission, staged objects, channel catalog, cleanup runs. */
 export function retention(env: Env) {
