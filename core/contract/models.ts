@@ -52,6 +52,19 @@ export const ErrorBody = z
     }),
   })
   .openapi('Error');
+
+type WireErrorBody = z.output<typeof ErrorBody>;
+
+/**
+ * The error body as clients read and relay it (the CLI, the MCP tools): the API's, with the code
+ * as any string (a newer server may answer one this client does not know yet, and a client's own
+ * refusals have codes of their own), and settings_revision absent on answers not from the API.
+ */
+export type ClientErrorBody = Pick<WireErrorBody, 'request_id'> & {
+  error: Omit<WireErrorBody['error'], 'code' | 'settings_revision'> & {
+    code: string;
+    settings_revision?: number;
+  };
 };
 
 /** The per-item error inside a 200 answer (per target, per ACK, per invitee). */
