@@ -4,8 +4,8 @@
  */
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import type { ClientErrorBody } from '../core/contract/models.js';
 import type { OperationDef } from '../core/contract/registry.js';
-import type { ErrorBodyAsRead } from '../core/rpc.js';
 import { configError, LocalError, usageError } from './errors.js';
 import type { SplitInput } from './fields.js';
 import { type DownloadResult, type FileAccess, saveDownload, userFiles } from './files.js';
@@ -33,7 +33,7 @@ export interface HttpCall {
 }
 
 /** The structured error body of api-v1.md (or one synthesized for a non-API answer). */
-export type ApiErrorBody = ErrorBodyAsRead;
+export type ApiErrorBody = ClientErrorBody;
 
 export type HttpResult =
   | { kind: 'json'; status: number; data: unknown; setCookies: string[] }

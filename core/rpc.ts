@@ -4,7 +4,7 @@
  * them, the worker's handlers shape them into responses.
  */
 import type { z } from '@hono/zod-openapi';
-import type { Agent, ErrorBody, Host, Message } from './contract/models.js';
+import type { Agent, Host, Message } from './contract/models.js';
 import type { AdminSession, CleanupStatus } from './contract/operations/admin.js';
 import type { AdminGroup } from './contract/operations/groups.js';
 import type { DirectoryEntry } from './contract/operations/identity.js';
@@ -44,13 +44,3 @@ export type ChannelEntry = z.infer<typeof ChannelListEntry>;
 // Group catalog (durable-objects/group-catalog): the administrators' group is the wire model.
 
 export type CatalogGroup = z.infer<typeof AdminGroup>;
-
-// Errors as the client library and the MCP server read them
-
-/**
- * An error answer as a client reads it: looser than the wire model, since it may come from another
- * server version (any code, extra details) or be synthesized for an answer that is not the API's.
- */
-export type ErrorBodyAsRead = Pick<z.infer<typeof ErrorBody>, 'request_id'> & {
-  error: { code: string; message: string; [key: string]: unknown };
-};

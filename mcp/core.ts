@@ -7,8 +7,8 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { countRejected } from '../client/rejected.js';
+import type { ClientErrorBody } from '../core/contract/models.js';
 import type { OperationDef } from '../core/contract/registry.js';
-import type { ErrorBodyAsRead } from '../core/rpc.js';
 import { DATA_NOT_INSTRUCTIONS, listedTool, type ToolDefinition } from './tools.js';
 
 export interface InstructionOptions {
@@ -60,8 +60,11 @@ export function serverInstructions(operations: readonly OperationDef[], options:
   return general + flow + files + DATA_NOT_INSTRUCTIONS;
 }
 
-/** The client's error body; request_id is absent for an error the tool made itself. */
-export type ToolErrorBody = Omit<ErrorBodyAsRead, 'request_id'> & Partial<Pick<ErrorBodyAsRead, 'request_id'>>;
+/**
+ * A tool's error result: the API's error body as it came, or one made up here for a refusal that
+ * never reached the API (no request_id, no settings_revision; a local code such as path_not_allowed).
+ */
+export type ToolErrorBody = Partial<Pick<ClientErrorBody, 'request_id'>> & Pick<ClientErrorBody, 'error'>;
 
 export function errorResult(structured: ToolErrorBody): CallToolResult {
   return {
