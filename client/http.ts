@@ -4,6 +4,7 @@
  */
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import type { ClientErrorBody } from '../core/contract/models.js';
 import type { OperationDef } from '../core/contract/registry.js';
 import { configError, LocalError, usageError } from './errors.js';
 import type { SplitInput } from './fields.js';
@@ -32,10 +33,7 @@ export interface HttpCall {
 }
 
 /** The structured error body of api-v1.md (or one synthesized for a non-API answer). */
-export interface ApiErrorBody {
-  request_id: string;
-  error: { code: string; message: string; [key: string]: unknown };
-}
+export type ApiErrorBody = ClientErrorBody;
 
 export type HttpResult =
   | { kind: 'json'; status: number; data: unknown; setCookies: string[] }

@@ -4,7 +4,43 @@
  * them, the worker's handlers shape them into responses.
  */
 import type { z } from '@hono/zod-openapi';
+import type { Agent, Host, Message } from './contract/models.js';
+import type { AdminSession, CleanupStatus } from './contract/operations/admin.js';
+import type { AdminGroup } from './contract/operations/groups.js';
+import type { DirectoryEntry } from './contract/operations/identity.js';
+import type { ChannelListEntry, Claim } from './contract/operations/messaging.js';
 import type { SearchHit } from './contract/operations/search.js';
 
 /** One search hit inside one channel; `created_at` in ms, by which the handler merges channels. */
 export type ChannelSearchHit = Omit<z.infer<typeof SearchHit>, 'kind' | 'created_at'> & { created_at: number };
+
+// Registry (durable-objects/registry): hosts and agents are the wire models themselves.
+
+export type HostView = z.infer<typeof Host>;
+export type AgentView = z.infer<typeof Agent>;
+export type DirectoryEntryView = z.infer<typeof DirectoryEntry>;
+
+/** A live administrator session: the wire model plus the keyed hash of its token, to end it on logout. */
+export type SessionView = z.infer<typeof AdminSession> & { sessionHash: string };
+
+// Retention (durable-objects/retention): the cleanup status is the wire model itself.
+
+export type CleanupStatusView = z.infer<typeof CleanupStatus>;
+
+// Channels (durable-objects/channel) and agents' inbox indexes (durable-objects/agent)
+
+/**
+ * A message as the channel store reads it: the wire model, except that the sender's display name
+ * is null for messages stored before names were kept (ChannelDO fills those in before answering).
+ */
+export type MessageView = Omit<z.infer<typeof Message>, 'sender_display_name'> & { sender_display_name: string | null };
+
+/** A claim as the channel store makes it: the wire model around a MessageView. */
+export type ClaimView = Omit<z.infer<typeof Claim>, 'message'> & { message: MessageView };
+
+/** One of an agent's channels for GET /channels (the wire model). */
+export type ChannelEntry = z.infer<typeof ChannelListEntry>;
+
+// Group catalog (durable-objects/group-catalog): the administrators' group is the wire model.
+
+export type CatalogGroup = z.infer<typeof AdminGroup>;

@@ -7,6 +7,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { countRejected } from '../client/rejected.js';
+import type { ClientErrorBody } from '../core/contract/models.js';
 import type { OperationDef } from '../core/contract/registry.js';
 import { DATA_NOT_INSTRUCTIONS, listedTool, type ToolDefinition } from './tools.js';
 
@@ -59,10 +60,11 @@ export function serverInstructions(operations: readonly OperationDef[], options:
   return general + flow + files + DATA_NOT_INSTRUCTIONS;
 }
 
-export interface ToolErrorBody {
-  request_id?: string;
-  error: { code: string; message: string; [key: string]: unknown };
-}
+/**
+ * A tool's error result: the API's error body as it came, or one made up here for a refusal that
+ * never reached the API (no request_id, no settings_revision; a local code such as path_not_allowed).
+ */
+export type ToolErrorBody = Partial<Pick<ClientErrorBody, 'request_id'>> & Pick<ClientErrorBody, 'error'>;
 
 export function errorResult(structured: ToolErrorBody): CallToolResult {
   return {

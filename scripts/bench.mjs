@@ -660,7 +660,9 @@ if (problems.length) {
 // docs/benchmarks.md
 
 /** The backlog wait of an open-loop phase; recover() gives up after 60 s. */
-const cleared = (ms) => (ms >= 60_000 ? 'not within 60,000' : String(ms));
+function cleared(ms) {
+  return ms >= 60_000 ? 'not within 60,000' : String(ms);
+}
 
 function report(r) {
   const ms = (n) => (Number.isFinite(n) ? String(n) : '–');

@@ -273,7 +273,7 @@ try {
       `launcher ${perReq(cpuAfter.launcher - cpuBefore.launcher)} ms CPU/request`,
     '"share" is the share of all non-idle samples; "≈ms/req" is that share of workerd\'s CPU per request.',
     '',
-    'By isolate (an API request passes core:entry, the assets proxy and router, then the worker). Samples are',
+    'By isolate (an API request goes straight to the worker over its direct socket; the console and hello pass core:entry). Samples are',
     'wall-clock ticks on one shared thread, so this split is only indicative: the differential /proc figures',
     'of `npm run bench` (hello worker vs unknown API path vs GET /me) are the per-layer costs.',
   );

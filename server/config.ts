@@ -4,6 +4,7 @@
  * is one clear line on stderr and a non-zero exit.
  */
 import { resolve } from 'node:path';
+import { FIELD_LIMITS } from '../core/lib/limits.js';
 
 export interface ServeFlags {
   host?: string;
@@ -26,9 +27,6 @@ export interface ServeConfig {
 export const DEFAULT_HOST = '127.0.0.1';
 export const DEFAULT_PORT = 8787;
 export const DEFAULT_DATA_DIR = './data';
-/** The same bounds as the console's setup form (core/contract/operations/admin.ts). */
-export const ADMIN_PASSWORD_MIN = 12;
-export const ADMIN_PASSWORD_MAX = 1024;
 
 export class ConfigError extends Error {}
 
@@ -57,15 +55,18 @@ export function resolveConfig(flags: ServeFlags, env: NodeJS.ProcessEnv): ServeC
       ? { certFile: resolve(flags.tlsCert), keyFile: resolve(flags.tlsKey) }
       : undefined;
 
+  // The bounds of the API's setup operation and the console's setup form.
   const adminPassword = env.SWITCHBOARD_ADMIN_PASSWORD;
   if (adminPassword !== undefined && adminPassword !== '') {
-    if (adminPassword.length < ADMIN_PASSWORD_MIN) {
+    if (adminPassword.length < FIELD_LIMITS.admin_password_min) {
       throw new ConfigError(
-        `SWITCHBOARD_ADMIN_PASSWORD is too short: the administrator password needs at least ${ADMIN_PASSWORD_MIN} characters.`,
+        `SWITCHBOARD_ADMIN_PASSWORD is too short: the administrator password needs at least ${FIELD_LIMITS.admin_password_min} characters.`,
       );
     }
-    if (adminPassword.length > ADMIN_PASSWORD_MAX) {
-      throw new ConfigError(`SWITCHBOARD_ADMIN_PASSWORD is too long (at most ${ADMIN_PASSWORD_MAX} characters).`);
+    if (adminPassword.length > FIELD_LIMITS.admin_password_max) {
+      throw new ConfigError(
+        `SWITCHBOARD_ADMIN_PASSWORD is too long (at most ${FIELD_LIMITS.admin_password_max} characters).`,
+      );
     }
   }
 

@@ -9,6 +9,9 @@ import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
 /** The header the worker's frontGuard checks (worker/middleware/request-context.ts). */
 export const FRONT_SECRET_HEADER = 'x-switchboard-front';
 
+/** The public scheme on the worker's direct socket (workerd's HttpOptions.forwardedProtoHeader). */
+export const FORWARDED_PROTO_HEADER = 'x-forwarded-proto';
+
 /** Client headers that claim a client address or a proxy hop; none of them is believable here. */
 const ADDRESS_HEADERS = new Set([
   'x-forwarded-for',
@@ -68,6 +71,9 @@ export interface ForwardContext {
   host: string;
   /** The URL the client asked for, as the worker must see it (scheme of the public listener). */
   originalUrl: string;
+  /** To the worker's direct socket: no Miniflare entry worker reads `MF-*` headers there, and the
+   *  URL the worker sees is built by workerd from Host and FORWARDED_PROTO_HEADER. */
+  direct?: boolean;
 }
 
 /** The headers sent to Miniflare for one client request (Node lower-cases incoming names). */
@@ -81,9 +87,14 @@ export function forwardRequestHeaders(headers: IncomingHttpHeaders, context: For
   // The worker sees the public URL (so the session cookie is Secure under TLS and the same-origin
   // check compares the browser's Origin with the address the browser used) and the public Host.
   out.host = context.host;
-  out['mf-original-url'] = context.originalUrl;
-  // Miniflare would otherwise answer an uncaught exception with an HTML page showing the stack.
-  out['mf-disable-pretty-error'] = 'true';
+  if (context.direct) {
+    // Client copies are dropped above (ADDRESS_HEADERS); workerd builds the URL from this and Host.
+    out[FORWARDED_PROTO_HEADER] = context.originalUrl.startsWith('https:') ? 'https' : 'http';
+  } else {
+    out['mf-original-url'] = context.originalUrl;
+    // Miniflare would otherwise answer an uncaught exception with an HTML page showing the stack.
+    out['mf-disable-pretty-error'] = 'true';
+  }
   out['cf-connecting-ip'] = peerAddress(context.remoteAddress);
   out[FRONT_SECRET_HEADER] = context.secret;
   return out;

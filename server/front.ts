@@ -20,8 +20,12 @@ import { clientErrorAnswer, errorBody, newRequestId, rawErrorResponse } from './
 import { forwardRequestHeaders, forwardResponseHeaders } from './front-headers.js';
 
 export interface FrontOptions {
-  /** Miniflare's loopback URL. */
+  /** workerd's entry socket (Miniflare's `core:entry`, then the assets router). */
   upstream: URL;
+  /** A direct socket to the worker itself (worker-runtime.ts): the worker's own paths
+   *  (wrangler.toml `run_worker_first`) go there, past three isolates. Without it, all go to
+   *  `upstream`. */
+  direct?: URL;
   secret: string;
   tls?: { cert: Buffer; key: Buffer };
   /** How much of a request body is kept for a resend after a stale pooled connection. */
@@ -62,6 +66,20 @@ function hasBody(req: http.IncomingMessage): boolean {
 /** A host name or address and an optional port: nothing that could add a path or credentials. */
 const HOST_HEADER = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._~-]+)(:\d{1,5})?$/;
 
+/**
+ * The paths the worker answers before any asset (wrangler.toml `run_worker_first`, worker/index.ts),
+ * judged on the URL as workerd will parse it (dot segments resolved), like the assets router does.
+ */
+export function isWorkerPath(url: string): boolean {
+  let pathname: string;
+  try {
+    pathname = new URL(url).pathname;
+  } catch {
+    return false;
+  }
+  return pathname.startsWith('/api/') || pathname === '/mcp' || pathname === '/openapi.json';
+}
+
 export function createFront(options: FrontOptions): Front {
   const scheme = options.tls ? 'https' : 'http';
   // Keep-alive to Miniflare: one loopback connection per concurrent request, reused.
@@ -90,10 +108,12 @@ export function createFront(options: FrontOptions): Front {
       return;
     }
     const originalUrl = `${scheme}://${host}${path}`;
+    const direct = options.direct !== undefined && isWorkerPath(originalUrl) ? options.direct : undefined;
+    const target = direct ?? options.upstream;
 
     const requestOptions: http.RequestOptions = {
-      host: options.upstream.hostname,
-      port: options.upstream.port,
+      host: target.hostname,
+      port: target.port,
       method: req.method,
       path,
       headers: forwardRequestHeaders(req.headers, {
@@ -101,6 +121,7 @@ export function createFront(options: FrontOptions): Front {
         secret: options.secret,
         host,
         originalUrl,
+        direct: direct !== undefined,
       }),
     };
     const body = new BodyRelay(req, options.maxReplayBytes);

@@ -53,7 +53,7 @@ export async function serve(config: ServeConfig): Promise<void> {
     diagnostics,
   });
 
-  const front = createFront({ upstream: runtime.url, secret: frontSecret, tls });
+  const front = createFront({ upstream: runtime.url, direct: runtime.directUrl, secret: frontSecret, tls });
   let port: number;
   try {
     port = await front.listen(config.host, config.port);

@@ -8,7 +8,7 @@
  * Miniflare runs a second listener, its loopback server, through which workerd calls back into
  * Node (service bindings such as HOST_METRICS, logs, temp files, storage listings). Upstream it
  * answers any local process; patches/miniflare+*.patch (applied by `npm ci`) makes it refuse every
- * request without a per-process secret that only workerd is given (ARCHITECTURE.md, self-hosting).
+ * request without a per-process secret that only workerd is given (docs/design/self-hosting.md).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -21,6 +21,7 @@ import {
 } from 'miniflare';
 import type { Resources } from '../core/contract/models.js';
 import { type Diagnostics, diagnosticsMiniflareOptions } from './diagnostics.js';
+import { FORWARDED_PROTO_HEADER } from './front-headers.js';
 import { childPids, guardAgainstOrphans } from './orphan-guard.js';
 
 /** The RegistryDO methods the launcher calls (durable-objects/registry/registry-do.ts). */
@@ -34,6 +35,10 @@ export interface WorkerRuntime {
   /** workerd's entry socket, where the front forwards to (our worker refuses requests without
    *  the front secret). */
   url: URL;
+  /** A direct socket to the worker's `FrontEntrypoint` (worker/index.ts): the front sends the
+   *  worker's own paths here, past Miniflare's entry worker and the assets router, with the
+   *  public scheme in FORWARDED_PROTO_HEADER. Same front-secret check. */
+  directUrl: URL;
   registry(): Promise<RegistryRpc>;
   dispose(): Promise<void>;
 }
@@ -49,6 +54,9 @@ export interface WorkerRuntimeOptions {
 }
 
 const OPTIONS_FILE = 'dist/worker/miniflare-options.json';
+
+/** The worker's named entrypoint for the front's direct socket (worker/index.ts). */
+const DIRECT_ENTRYPOINT = 'FrontEntrypoint';
 
 /** The package root: the launcher runs from dist/node/, but look upward rather than assume. */
 export function packageRoot(): string {
@@ -71,15 +79,18 @@ function derivedWorkerOptions(root: string): WorkerOptions {
   return options;
 }
 
-/** Set by patches/miniflare+*.patch: the loopback server requires workerd's secret. */
-function miniflareLoopbackGuarded(): boolean {
-  return (Miniflare as unknown as { loopbackSecretRequired?: unknown }).loopbackSecretRequired === true;
+/** Set by patches/miniflare+*.patch: the loopback server requires workerd's secret, and direct
+ *  sockets take workerd's forwardedProtoHeader (without it, the worker would see `http:` under TLS
+ *  and set session cookies without `Secure`). */
+function miniflarePatched(): boolean {
+  const patched = Miniflare as unknown as { loopbackSecretRequired?: unknown; directSocketForwardedProto?: unknown };
+  return patched.loopbackSecretRequired === true && patched.directSocketForwardedProto === true;
 }
 
 export async function startWorkerRuntime(options: WorkerRuntimeOptions): Promise<WorkerRuntime> {
   // Fail closed: an unpatched Miniflare (installed with --ignore-scripts, or a version bump
   // without a new patch) would expose an unauthenticated loopback port to every local process.
-  if (!miniflareLoopbackGuarded()) {
+  if (!miniflarePatched()) {
     throw new Error(
       'Miniflare is not patched (patches/miniflare+*.patch): its loopback port would answer any local ' +
         'process. Reinstall with `npm ci` (install scripts enabled) or run `npx patch-package`.',
@@ -116,14 +127,21 @@ export async function startWorkerRuntime(options: WorkerRuntimeOptions): Promise
         modulesRoot: dirname(scriptPath),
         bindings: { ...derived.bindings, KEY_PEPPER: options.keyPepper, FRONT_SECRET: options.frontSecret },
         serviceBindings: { ...derived.serviceBindings, HOST_METRICS: metricsService },
+        // The request URL the worker sees is `<proto>://<Host><path>`, as MF-Original-URL makes it
+        // on the entry socket; forwardedProtoHeader comes from patches/miniflare+*.patch.
+        unsafeDirectSockets: [
+          { host: '127.0.0.1', port: 0, entrypoint: DIRECT_ENTRYPOINT, forwardedProtoHeader: FORWARDED_PROTO_HEADER },
+        ] as WorkerOptions['unsafeDirectSockets'],
       },
       // After ours: the first worker is the one that requests matching no route reach.
       ...aids.workers,
     ],
   });
   let url: URL;
+  let directUrl: URL;
   try {
     url = await mf.ready;
+    directUrl = await mf.unsafeGetDirectURL('switchboard', DIRECT_ENTRYPOINT);
   } catch (error) {
     await mf.dispose().catch(() => {});
     throw error;
@@ -132,6 +150,7 @@ export async function startWorkerRuntime(options: WorkerRuntimeOptions): Promise
 
   return {
     url,
+    directUrl,
     async registry() {
       const namespace = await mf.getDurableObjectNamespace('REGISTRY');
       return namespace.get(namespace.idFromName('registry')) as unknown as RegistryRpc;

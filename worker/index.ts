@@ -4,6 +4,7 @@
  * bundle runs on Cloudflare and, self-hosted, inside Miniflare behind the Node front (server).
  */
 
+import { WorkerEntrypoint } from 'cloudflare:workers';
 import type { Env } from '../core/env.js';
 import { createApp } from './app.js';
 
@@ -24,3 +25,17 @@ export default {
     return env.ASSETS.fetch(request);
   },
 } satisfies ExportedHandler<Env>;
+
+/**
+ * The API alone, as a named entrypoint. Self-hosted, the Node front sends the worker's own paths
+ * (`run_worker_first` above) to a Miniflare direct socket bound to this entrypoint (server/
+ * worker-runtime.ts), so that those requests skip the three isolates in front of the default
+ * entrypoint (Miniflare's `core:entry`, the assets proxy and the assets router). Nothing else is
+ * served here: no console asset, and every path, known or not, passes the front-secret check
+ * (frontGuard). On Cloudflare nothing routes here.
+ */
+export class FrontEntrypoint extends WorkerEntrypoint<Env> {
+  override fetch(request: Request): Response | Promise<Response> {
+    return app.fetch(request, this.env, this.ctx);
+  }
+}

@@ -1,8 +1,10 @@
 /**
  * The console's API client. Wire types come from the operation registry (type-only imports, so
- * no zod reaches the bundle), and every route the console calls is listed in `ROUTES`, checked by
- * the type checker against the registry's own method and path: a renamed route fails the build.
+ * no zod reaches the bundle); the method and path of every admin operation come from the registry
+ * too, through `virtual:console-routes`, which the build derives (admin-ui/console-routes.ts).
  */
+
+import routes from 'virtual:console-routes';
 import type { z } from '@hono/zod-openapi';
 import type { ErrorCode, OperationId, Operations } from '../../core/contract/index.js';
 
@@ -16,36 +18,14 @@ export type BodyOf<K extends OperationId> = z.input<Part<K, 'body'>>;
 export type QueryOf<K extends OperationId> = z.input<Part<K, 'query'>>;
 export type ParamsOf<K extends OperationId> = z.input<Part<K, 'params'>>;
 
-type Route<K extends OperationId> = readonly [Operations[K]['method'], Operations[K]['path']];
+/** The operations the console can call: the registry's `/admin/` ones. */
+export type ConsoleOperation = {
+  [K in OperationId]: Operations[K]['path'] extends `/admin/${string}` ? K : never;
+}[OperationId];
 
-const ROUTES = {
-  adminLogin: ['post', '/admin/login'],
-  adminLogout: ['post', '/admin/logout'],
-  adminSession: ['get', '/admin/session'],
-  adminSetupStatus: ['get', '/admin/setup'],
-  adminSetup: ['post', '/admin/setup'],
-  getOverview: ['get', '/admin/overview'],
-  listHosts: ['get', '/admin/hosts'],
-  createHost: ['post', '/admin/hosts'],
-  updateHost: ['patch', '/admin/hosts/{host_id}'],
-  deleteHost: ['delete', '/admin/hosts/{host_id}'],
-  listAgents: ['get', '/admin/agents'],
-  createAgent: ['post', '/admin/agents'],
-  updateAgent: ['patch', '/admin/agents/{agent_id}'],
-  regenerateAgentKey: ['post', '/admin/agents/{agent_id}/key'],
-  revokeAgentKey: ['delete', '/admin/agents/{agent_id}/key'],
-  deleteAgent: ['delete', '/admin/agents/{agent_id}'],
-  getSettings: ['get', '/admin/settings'],
-  updateSettings: ['patch', '/admin/settings'],
-  getCleanup: ['get', '/admin/cleanup'],
-  adminListGroups: ['get', '/admin/groups'],
-  reassignGroupOwner: ['post', '/admin/groups/{group_id}/owner'],
-  dissolveGroup: ['delete', '/admin/groups/{group_id}'],
-  listAdminChannels: ['get', '/admin/channels'],
-  listAdminChannelMessages: ['get', '/admin/channels/{channel_id}/messages'],
-} as const satisfies { [K in OperationId]?: Route<K> };
-
-export type ConsoleOperation = keyof typeof ROUTES;
+const ROUTES = routes as {
+  readonly [K in ConsoleOperation]: readonly [Operations[K]['method'], Operations[K]['path']];
+};
 
 export const API_BASE = '/api/v1';
 

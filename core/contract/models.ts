@@ -4,6 +4,7 @@
  */
 import { z } from '@hono/zod-openapi';
 import { canonicalIp } from '../lib/ip.js';
+import { FIELD_LIMITS } from '../lib/limits.js';
 import { ERROR_CODES } from './errors.js';
 
 export const Timestamp = z.iso.datetime({ precision: 3 }).openapi({ example: '2026-11-29T21:45:05.123Z' });
@@ -52,6 +53,20 @@ export const ErrorBody = z
   })
   .openapi('Error');
 
+type WireErrorBody = z.output<typeof ErrorBody>;
+
+/**
+ * The error body as clients read and relay it (the CLI, the MCP tools): the API's, with the code
+ * as any string (a newer server may answer one this client does not know yet, and a client's own
+ * refusals have codes of their own), and settings_revision absent on answers not from the API.
+ */
+export type ClientErrorBody = Pick<WireErrorBody, 'request_id'> & {
+  error: Omit<WireErrorBody['error'], 'code' | 'settings_revision'> & {
+    code: string;
+    settings_revision?: number;
+  };
+};
+
 /** The per-item error inside a 200 answer (per target, per ACK, per invitee). */
 export const ItemError = z.object({
   code: z.enum(ERROR_CODES),
@@ -85,10 +100,10 @@ export const Host = z
   .openapi('Host');
 
 export const HostInput = z.object({
-  name: z.string().trim().min(1).max(100),
-  addresses: z.array(IpAddress).min(1).max(32),
-  os: z.string().max(100).optional(),
-  description: z.string().max(2000).optional(),
+  name: z.string().trim().min(1).max(FIELD_LIMITS.host_name),
+  addresses: z.array(IpAddress).min(1).max(FIELD_LIMITS.host_addresses),
+  os: z.string().max(FIELD_LIMITS.host_os).optional(),
+  description: z.string().max(FIELD_LIMITS.description).optional(),
 });
 
 export const Agent = z
@@ -107,16 +122,16 @@ export const Agent = z
 export const AgentName = z
   .string()
   .min(1)
-  .max(64)
+  .max(FIELD_LIMITS.agent_name)
   .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'letters, digits, dot, dash and underscore; starts with a letter or digit');
 
 export const AgentInput = z.object({
   name: AgentName,
   host_id: HostId,
-  display_name: z.string().min(1).max(100).optional(),
+  display_name: z.string().min(1).max(FIELD_LIMITS.display_name).optional(),
   description: z
     .string()
-    .max(2000)
+    .max(FIELD_LIMITS.description)
     .optional()
     .openapi({ description: 'What the agent does, shown to agents in the directory (empty: none).' }),
   enabled: z.boolean().optional(),

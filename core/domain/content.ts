@@ -2,16 +2,12 @@
  * The content of a message and the checks it passes once, before any recipient is touched. The
  * text is never trimmed, normalized or truncated: what was sent is what is stored and compared.
  */
+import type { z } from '@hono/zod-openapi';
 import { ApiError } from '../contract/errors.js';
+import type { Attachment } from '../contract/models.js';
 
-/** An attachment as the server knows it after staging: the SHA-256 is computed here, never trusted. */
-export interface AttachmentRecord {
-  file_id: string;
-  filename: string;
-  media_type: string;
-  size: number;
-  sha256: string;
-}
+/** An attachment as the server knows it after staging (the wire model): the SHA-256 is computed here, never trusted. */
+export type AttachmentRecord = z.infer<typeof Attachment>;
 
 export interface MessageContent {
   body: string;

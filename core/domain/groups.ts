@@ -18,7 +18,9 @@
  * (`agent_disabled`) and cannot be made owner. An administrator can reassign a disabled owner's
  * group to an active member or dissolve it.
  */
+import type { z } from '@hono/zod-openapi';
 import type { ErrorCode } from '../contract/errors.js';
+import type { Group } from '../contract/operations/groups.js';
 
 export type ParticipantState = 'active' | 'pending' | 'left';
 export type ParticipantRole = 'owner' | 'member';
@@ -180,14 +182,8 @@ export interface GroupRecord {
   created_at: number;
 }
 
-export interface GroupView {
-  group_id: string;
-  name: string;
-  owner_id: string;
-  status: 'active' | 'dissolved';
-  members: { agent_id: string; state: 'active' | 'pending' }[];
-  created_at: string;
-}
+/** The group as the API shows it (the wire model). */
+export type GroupView = z.infer<typeof Group>;
 
 export function ownerOf(participants: Iterable<Participant>): string | null {
   for (const p of participants) if (p.role === 'owner' && p.state === 'active') return p.agentId;

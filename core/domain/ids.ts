@@ -3,9 +3,11 @@
  * agents, so both sides compute the same ID without a lookup. A message ID carries its channel,
  * so an ACK or a download can be routed to the channel's Durable Object without any global index.
  */
+import type { z } from '@hono/zod-openapi';
+import type { ChannelKind as ChannelKindModel } from '../contract/models.js';
 import { base64url, randomToken } from '../lib/crypto.js';
 
-export type ChannelKind = 'private' | 'group';
+export type ChannelKind = z.infer<typeof ChannelKindModel>;
 
 const DM_PREFIX = 'dm_';
 const GROUP_PREFIX = 'grp_';

@@ -14,7 +14,23 @@ export function decodeCursor(cursor: string | undefined): (string | number)[] | 
   } catch {
     // fall through
   }
-  throw new ApiError('validation_failed', 'The cursor is not one this server issued.', { field: 'cursor' });
+  throw notIssued();
+}
+
+/**
+ * A one-number cursor (a channel's seq, a catalog position): the number, or null for the first
+ * page. Anything else, or a number below `min`, is not a cursor this server issued.
+ */
+export function decodeSeqCursor(cursor: string | undefined, min = 0): number | null {
+  const position = decodeCursor(cursor);
+  if (position === null) return null;
+  const [seq] = position;
+  if (position.length !== 1 || typeof seq !== 'number' || !Number.isSafeInteger(seq) || seq < min) throw notIssued();
+  return seq;
+}
+
+function notIssued(): ApiError {
+  return new ApiError('validation_failed', 'The cursor is not one this server issued.', { field: 'cursor' });
 }
 
 export function pageSize(requested: number | undefined, max: number, fallback = 50): number {

@@ -87,3 +87,21 @@ export const LIMIT_SEMANTICS: Record<string, string> = {
     'An upload that sends less than min_upload_bytes_per_second on average over any upload_stall_seconds that the server waits for it (nothing at all included) is cancelled with 408 upload_stalled: its admission is freed and nothing of it is kept. Send the file again on a better link.',
   units: 'Sizes are bytes; MB in the console means 1,000,000 bytes.',
 };
+
+/**
+ * Field lengths, said once: the contract's zod models enforce them, the console's forms show them
+ * (`maxlength`, `minlength`; a plain module with no zod, so the console imports it by value) and
+ * the launcher checks SWITCHBOARD_ADMIN_PASSWORD against the same administrator password bounds.
+ */
+export const FIELD_LIMITS = {
+  admin_username: 64,
+  admin_password_min: 12,
+  admin_password_max: 1024,
+  agent_name: 64,
+  display_name: 100,
+  host_name: 100,
+  host_os: 100,
+  host_addresses: 32,
+  description: 2000,
+  content_search: 200,
+} as const;

@@ -5,6 +5,7 @@ import type { AuthedAgent } from '../../core/domain/principals.js';
 import type { Env } from '../../core/env.js';
 import { digestsEqual } from '../../core/lib/crypto.js';
 import migrations from '../../migrations/agent/migrations.js';
+import { AlarmScheduler } from '../shared/alarm-scheduler.js';
 import { openDatabase } from '../shared/database.js';
 import * as inbox from './inbox-index.js';
 import * as schema from './schema.js';
@@ -40,6 +41,7 @@ const RETIRED_VERSION = Number.MAX_SAFE_INTEGER;
  */
 export class AgentDO extends DurableObject<Env> {
   private readonly db;
+  private readonly alarms: AlarmScheduler;
   private account: typeof schema.account.$inferSelect | null = null;
   private lastAccessMs = 0;
   private lastFlushedMs = 0;
@@ -49,6 +51,9 @@ export class AgentDO extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.db = openDatabase(ctx, schema, migrations);
+    this.alarms = new AlarmScheduler(ctx, () => Date.now(), 'agent').register('last-access', {
+      run: () => this.flushAccess(),
+    });
     void ctx.blockConcurrencyWhile(async () => {
       this.account = this.db.select().from(schema.account).get() ?? null;
     });
@@ -162,7 +167,7 @@ export class AgentDO extends DurableObject<Env> {
       this.ctx.waitUntil(this.flushAccess());
     } else if (!this.flushScheduled) {
       this.flushScheduled = true;
-      this.ctx.waitUntil(this.ctx.storage.setAlarm(this.lastFlushedMs + LAST_ACCESS_FLUSH_MS));
+      this.ctx.waitUntil(this.alarms.noLaterThan(this.lastFlushedMs + LAST_ACCESS_FLUSH_MS));
     }
   }
 
@@ -181,6 +186,6 @@ export class AgentDO extends DurableObject<Env> {
 
   override async alarm(): Promise<void> {
     this.flushScheduled = false;
-    await this.flushAccess();
+    await this.alarms.run();
   }
 }

@@ -16,15 +16,18 @@
 import { and, desc, eq, inArray, sql } from 'drizzle-orm';
 import type { DrizzleSqliteDODatabase } from 'drizzle-orm/durable-sqlite';
 import type { ChannelKind } from '../../core/domain/ids.js';
+import type { ChannelEntry } from '../../core/rpc.js';
 import { iso } from '../shared/database.js';
 import * as schema from './schema.js';
 
 type Db = DrizzleSqliteDODatabase<typeof schema>;
 
-/** What a channel tells a participant's index after a message (or a membership change). */
-export interface ChannelNote {
-  channel_id: string;
-  kind: ChannelKind;
+/**
+ * What a channel tells a participant's index after a message (or a membership change): the
+ * channel-list entry's fields as the index stores them (null columns instead of absent fields, ms
+ * instead of ISO text), plus the hints only the index needs.
+ */
+export type ChannelNote = Pick<ChannelEntry, 'channel_id' | 'kind'> & {
   peer_agent_id: string | null;
   group_id: string | null;
   name: string | null;
@@ -34,7 +37,7 @@ export interface ChannelNote {
   pending: boolean;
   /** Group channels: the agent's membership when the note was made, and the group's version then. */
   membership?: { state: 'active' | 'pending' | 'gone'; version: number } | null;
-}
+};
 
 export interface GroupMembershipEntry {
   group_id: string;
@@ -47,14 +50,7 @@ export interface PendingChannel {
   gen: number;
 }
 
-export interface ChannelEntry {
-  channel_id: string;
-  kind: ChannelKind;
-  peer_agent_id?: string;
-  group_id?: string;
-  name?: string;
-  last_message_at: string | null;
-}
+export type { ChannelEntry };
 
 const { channels, groupMemberships } = schema;
 

@@ -13,14 +13,16 @@ import type { StagedFile } from '../../core/domain/principals.js';
 import type { Env } from '../../core/env.js';
 import { randomToken } from '../../core/lib/crypto.js';
 import { retention } from '../../core/stubs.js';
-import type { RetentionLimits } from '../retention/retention-do.js';
+import type { RetentionLimits } from '../retention/cleanup-runs.js';
+import type { AlarmScheduler } from '../shared/alarm-scheduler.js';
 import type { DeletionStats } from '../shared/deletion-jobs.js';
+import { backoffMs, DELIVERY_RETRY, deliverPending } from '../shared/outbox.js';
 import { ChannelCatalogReport } from './catalog-report.js';
 import type { StoredFileRef } from './files.js';
 import type { ChannelStore, Db, SendOutcome } from './store.js';
 
 /** How soon a failed catalog report is tried again. */
-const CATALOG_RETRY_MS = 5_000;
+const CATALOG_RETRY_MS = backoffMs(1, DELIVERY_RETRY);
 /** Figures changed by a cleanup run reach the catalog this soon (coalesced, like after sends). */
 const CATALOG_SYNC_DELAY_MS = 30_000;
 
@@ -32,11 +34,12 @@ export class ChannelAttachments {
   private readonly catalog: ChannelCatalogReport;
 
   constructor(
-    private readonly ctx: DurableObjectState,
     private readonly env: Env,
     private readonly store: ChannelStore,
     private readonly now: () => number,
     db: Db,
+    /** The channel's one alarm (shared/alarm-scheduler.ts), whose `attachments` job is `maintenance`. */
+    private readonly alarms: AlarmScheduler,
   ) {
     this.catalog = new ChannelCatalogReport(db);
   }
@@ -145,31 +148,25 @@ export class ChannelAttachments {
   async syncCatalog(): Promise<void> {
     const report = this.catalog.due();
     if (!report) return;
-    try {
-      await retention(this.env).reportChannel(report);
-      this.catalog.confirmed(report);
-      this.store.files.markCataloged(this.now());
-    } catch (error) {
-      console.error('retention catalog report failed', report.channel_id, String(error));
-      await this.setAlarmNoLaterThan(Date.now() + CATALOG_RETRY_MS);
-    }
+    const ok = await deliverPending([report], {
+      deliver: (r) => retention(this.env).reportChannel(r),
+      delivered: (r) => {
+        this.catalog.confirmed(r);
+        this.store.files.markCataloged(this.now());
+      },
+      failed: (r, error) => console.error('retention catalog report failed', r.channel_id, error),
+    });
+    if (!ok) await this.alarms.within(CATALOG_RETRY_MS);
   }
 
   /** The figures changed outside a send (retroactive cleanup): the catalog hears of it by alarm. */
   async scheduleCatalogSync(): Promise<void> {
-    await this.setAlarmNoLaterThan(Date.now() + CATALOG_SYNC_DELAY_MS);
+    await this.alarms.within(CATALOG_SYNC_DELAY_MS);
   }
 
   /** Keeps an alarm set for the next deletion retry or stale-copy sweep. */
   private async scheduleMaintenance(): Promise<void> {
     const due = this.store.files.nextMaintenanceAt();
-    if (due !== null) await this.setAlarmNoLaterThan(due);
-  }
-
-  private async setAlarmNoLaterThan(at: number): Promise<void> {
-    // Alarms use the real clock; the test clock offset only shifts what "now" means inside.
-    const real = Math.max(at - (this.now() - Date.now()), Date.now() + 10);
-    const current = await this.ctx.storage.getAlarm();
-    if (current === null || current > real) await this.ctx.storage.setAlarm(real);
+    if (due !== null) await this.alarms.noLaterThan(due);
   }
 }

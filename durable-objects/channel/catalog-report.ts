@@ -8,7 +8,7 @@
  */
 import { count, eq, sql } from 'drizzle-orm';
 import type { DrizzleSqliteDODatabase } from 'drizzle-orm/durable-sqlite';
-import type { ChannelReport, ChannelStats } from '../retention/retention-do.js';
+import type { ChannelReport, ChannelStats } from '../retention/catalog.js';
 import * as schema from './schema.js';
 
 type Db = DrizzleSqliteDODatabase<typeof schema>;

@@ -12,9 +12,11 @@ import { randomToken, sha256Hex } from '../../core/lib/crypto.js';
 import { registry } from '../../core/lib/settings-cache.js';
 import type { ChannelSearchHit } from '../../core/rpc.js';
 import migrations from '../../migrations/channel/migrations.js';
-import type { RetentionLimits } from '../retention/retention-do.js';
+import type { RetentionLimits } from '../retention/cleanup-runs.js';
+import { AlarmScheduler } from '../shared/alarm-scheduler.js';
 import { openDatabase } from '../shared/database.js';
 import type { DeletionStats } from '../shared/deletion-jobs.js';
+import { backoffMs, DELIVERY_RETRY, deliverPending } from '../shared/outbox.js';
 import { ChannelAttachments } from './attachments.js';
 import type { ChannelFileView } from './files.js';
 import { GroupMembership } from './membership.js';
@@ -39,8 +41,8 @@ type NamedMessageView = MessageView & { sender_display_name: string };
 export type NamedClaimView = Omit<ClaimView, 'message'> & { message: NamedMessageView };
 export type NamedHistoryPage = Omit<HistoryPage, 'messages'> & { messages: NamedMessageView[] };
 
-/** When a note to an agent's inbox index failed, the alarm tries again after this long. */
-const OUTBOX_RETRY_MS = 5_000;
+/** When a note to an agent's inbox index (or the group catalog) failed, the alarm tries again after this long. */
+const OUTBOX_RETRY_MS = backoffMs(1, DELIVERY_RETRY);
 /** The alarm is armed before each send with this delay, as a safety net for a crash mid-request. */
 const OUTBOX_SAFETY_MS = 30_000;
 
@@ -55,6 +57,7 @@ export class ChannelDO extends DurableObject<Env> {
   protected readonly store: ChannelStore;
   private readonly groups: GroupMembership;
   private readonly attachments: ChannelAttachments;
+  private readonly alarms: AlarmScheduler;
   private alarmArmed = false;
 
   constructor(ctx: DurableObjectState, env: Env) {
@@ -62,12 +65,14 @@ export class ChannelDO extends DurableObject<Env> {
     const db = openDatabase(ctx, schema, migrations);
     this.store = new ChannelStore(db);
     this.groups = new GroupMembership(db);
-    this.attachments = new ChannelAttachments(ctx, env, this.store, () => this.now(), db);
+    this.alarms = new AlarmScheduler(ctx, () => this.now(), 'channel')
+      .register('inbox-notes', { run: () => this.drainOutbox().then(() => {}) })
+      .register('group-catalog', { run: () => this.drainCatalog().then(() => {}) })
+      .register('attachments', { run: () => this.attachments.maintenance().then(() => {}) });
+    this.attachments = new ChannelAttachments(env, this.store, () => this.now(), db, this.alarms);
     // An outbox left by a crash between commit and delivery is picked up as soon as we wake.
     void ctx.blockConcurrencyWhile(async () => {
-      if (this.store.hasOutbox() || this.groups.catalogSnapshot()) {
-        await ctx.storage.setAlarm(Date.now() + OUTBOX_RETRY_MS);
-      }
+      if (this.store.hasOutbox() || this.groups.catalogSnapshot()) await this.alarms.within(OUTBOX_RETRY_MS);
     });
   }
 
@@ -394,10 +399,13 @@ export class ChannelDO extends DurableObject<Env> {
     return this.attachments.maintenance();
   }
 
-  /** Retries the outbox; a failed note re-arms the alarm (drainOutbox), so retries go on until it lands. */
+  /**
+   * Retries the outboxes and the attachments' maintenance (the jobs registered in the constructor);
+   * a failed note re-arms the alarm (drainOutbox), so retries go on until it lands.
+   */
   override async alarm(): Promise<void> {
     this.alarmArmed = false;
-    await Promise.all([this.drainOutbox(), this.drainCatalog(), this.attachments.maintenance()]);
+    await this.alarms.run();
   }
 
   /**
@@ -407,7 +415,7 @@ export class ChannelDO extends DurableObject<Env> {
   private armOutboxAlarm(): void {
     if (this.alarmArmed) return;
     this.alarmArmed = true;
-    void this.ctx.storage.setAlarm(Date.now() + OUTBOX_SAFETY_MS);
+    this.alarms.armWithCommit(OUTBOX_SAFETY_MS);
   }
 
   /**
@@ -425,36 +433,28 @@ export class ChannelDO extends DurableObject<Env> {
   private async drainCatalog(): Promise<boolean> {
     const snapshot = this.groups.catalogSnapshot();
     if (!snapshot) return true;
-    try {
-      await this.env.GROUPS.get(this.env.GROUPS.idFromName('groups')).record(snapshot);
-      this.groups.catalogDelivered(snapshot.version);
-      return true;
-    } catch (error) {
-      console.error('group catalog update failed', snapshot.group_id, error instanceof Error ? error.message : error);
+    const ok = await deliverPending([snapshot], {
+      deliver: (s) => this.env.GROUPS.get(this.env.GROUPS.idFromName('groups')).record(s),
+      delivered: (s) => this.groups.catalogDelivered(s.version),
+      failed: (s, error) => console.error('group catalog update failed', s.group_id, error),
+    });
+    if (!ok) {
       this.alarmArmed = true;
-      await this.ctx.storage.setAlarm(Date.now() + OUTBOX_RETRY_MS);
-      return false;
+      await this.alarms.within(OUTBOX_RETRY_MS);
     }
+    return ok;
   }
 
   /** Hands every pending note to its agent's index; false when some failed (they are retried by alarm). */
   private async drainOutbox(): Promise<boolean> {
-    const items = this.store.outbox();
-    const results = await Promise.allSettled(
-      items.map((item) => this.env.AGENT.get(this.env.AGENT.idFromName(item.agentId)).noteChannels([item.note])),
-    );
-    let ok = true;
-    results.forEach((result, i) => {
-      const item = items[i]!;
-      if (result.status === 'fulfilled') this.store.outboxDelivered(item.agentId, item.version);
-      else {
-        ok = false;
-        this.store.outboxFailed(item.agentId, String(result.reason));
-      }
+    const ok = await deliverPending(this.store.outbox(), {
+      deliver: (item) => this.env.AGENT.get(this.env.AGENT.idFromName(item.agentId)).noteChannels([item.note]),
+      delivered: (item) => this.store.outboxDelivered(item.agentId, item.version),
+      failed: (item, error) => this.store.outboxFailed(item.agentId, error),
     });
     if (!ok) {
       this.alarmArmed = true;
-      await this.ctx.storage.setAlarm(Date.now() + OUTBOX_RETRY_MS);
+      await this.alarms.within(OUTBOX_RETRY_MS);
     }
     return ok;
   }

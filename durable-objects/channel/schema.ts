@@ -1,7 +1,7 @@
 import { index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 import type { AttachmentRecord } from '../../core/domain/content.js';
 import type { DeliveryState } from '../../core/domain/deliveries.js';
-import type { ChannelStats } from '../retention/retention-do.js';
+import type { ChannelStats } from '../retention/catalog.js';
 import { deletionJobsTable } from '../shared/deletion-jobs.js';
 
 /** The channel itself: one row, created by the first message (private) or by the group's creation. */

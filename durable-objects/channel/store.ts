@@ -25,7 +25,7 @@ import {
 } from '../../core/domain/deliveries.js';
 import { newMessageId } from '../../core/domain/ids.js';
 import { fold, searchPlan, searchTerms, snippetAround } from '../../core/domain/search.js';
-import type { ChannelSearchHit } from '../../core/rpc.js';
+import type { ChannelSearchHit, ClaimView, MessageView } from '../../core/rpc.js';
 import type { ChannelNote } from '../agent/inbox-index.js';
 import { iso } from '../shared/database.js';
 import { ChannelFiles, type ChannelFileView, type StoredFileRef } from './files.js';
@@ -40,21 +40,7 @@ const { channel, participants, messages, deliveries, dedup, purged, notifyOutbox
 /** How many purged message IDs a channel remembers for `message_purged` answers. */
 export const PURGED_IDS_KEPT = 1_000;
 
-export interface MessageView {
-  message_id: string;
-  channel_id: string;
-  sender_id: string;
-  /** As stored with the message; null only for messages older than the column (channel-do.ts fills those). */
-  sender_display_name: string | null;
-  channel_kind: 'private' | 'group';
-  group_name: string | null;
-  body: string;
-  created_at: string;
-  seq: number;
-  attachment: MessageContent['attachment'];
-  reply_to: string | null;
-  thread_id: string;
-}
+export type { ClaimView, MessageView };
 
 /** The message a send answered with, as the send results show it. */
 interface SentMessage {
@@ -117,12 +103,6 @@ export interface InboxCounts {
   leased: number;
   /** Milliseconds since the epoch, null when nothing is unread. */
   oldest_unread_at: number | null;
-}
-
-export interface ClaimView {
-  message: MessageView;
-  claim_token: string;
-  claim_expires_at: string;
 }
 
 export type AckOutcome =

@@ -1,7 +1,9 @@
 import { DurableObject } from 'cloudflare:workers';
 import { and, desc, eq, exists, lt, or, type SQL } from 'drizzle-orm';
+import type { GroupView } from '../../core/domain/groups.js';
 import type { Env } from '../../core/env.js';
 import { decodeCursor, encodeCursor } from '../../core/lib/cursor.js';
+import type { CatalogGroup } from '../../core/rpc.js';
 import migrations from '../../migrations/group-catalog/migrations.js';
 import { iso, openDatabase } from '../shared/database.js';
 import * as schema from './schema.js';
@@ -9,29 +11,15 @@ import * as schema from './schema.js';
 const { groups, groupMembers } = schema;
 
 /** What a group channel pushes after each membership change (and once at creation). */
-export interface GroupSnapshot {
-  group_id: string;
-  name: string;
-  owner_id: string;
-  status: 'active' | 'dissolved';
-  members: { agent_id: string; state: 'active' | 'pending' }[];
+/** The group view, with its creation in ms (the catalog sorts by it) and the membership version. */
+export type GroupSnapshot = Omit<GroupView, 'created_at'> & {
   /** ms since the epoch */
   created_at: number;
   /** The channel's membership version: snapshots only move forward. */
   version: number;
-}
+};
 
-export interface CatalogGroup {
-  group_id: string;
-  name: string;
-  owner_id: string;
-  status: 'active' | 'dissolved';
-  members: { agent_id: string; state: 'active' | 'pending' }[];
-  member_count: number;
-  pending_count: number;
-  created_at: string;
-  updated_at: string;
-}
+export type { CatalogGroup };
 
 /**
  * One instance (`idFromName('groups')`): the administrators' list of groups. Durable Objects

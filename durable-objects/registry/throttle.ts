@@ -1,5 +1,5 @@
 /**
- * Sign-in throttling policy (ARCHITECTURE.md, "Administrators"): pure rules, the registry keeps
+ * Sign-in throttling policy (docs/design/authentication.md, "Administrators"): pure rules, the registry keeps
  * the counters. Two independent limits, so that an attacker can neither guess fast nor lock the
  * real administrator out:
  *

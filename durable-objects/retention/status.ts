@@ -2,18 +2,10 @@
  * The cleanup status shown in `GET /admin/cleanup` and the settings answer, derived from the
  * retention object's state. Pure, so the rules are tested without storage.
  */
+import type { CleanupStatusView } from '../../core/rpc.js';
 import type { DeletionStats } from '../shared/deletion-jobs.js';
 
-export interface CleanupStatusView {
-  state: 'idle' | 'running' | 'failed';
-  pending_jobs: number;
-  failed_jobs: number;
-  channels_total: number;
-  channels_done: number;
-  uploads_in_progress: number;
-  last_error: string | null;
-  last_completed_at: string | null;
-}
+export type { CleanupStatusView };
 
 /** After this many failed attempts to reach channels, a run counts as failed (it keeps retrying). */
 export const RUN_FAILED_AFTER_ATTEMPTS = 5;

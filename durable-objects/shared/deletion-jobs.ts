@@ -3,17 +3,16 @@
  * (deletes its rows) and, in the same transaction, enqueues a job naming only the opaque object
  * key (and, for an unfinished multipart upload, its upload ID): never a body, a file name or a
  * copy. The R2 delete follows after the commit; a failure is counted, keeps its last error and is
- * retried with exponential backoff by the object's alarm, and a job leaves the table only once R2
+ * retried with exponential backoff (outbox.ts: backoffMs) by the object's alarm, and a job leaves the table only once R2
  * confirmed the delete. A job is "failed" (visible, and blocking new attachments) once it has
  * failed FAILED_AFTER_ATTEMPTS times; it is still retried.
  */
 import { asc, count, desc, gte, inArray, lte, max, min, sql } from 'drizzle-orm';
 import type { DrizzleSqliteDODatabase } from 'drizzle-orm/durable-sqlite';
 import { integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { backoffMs, STORAGE_RETRY } from './outbox.js';
 
 export const FAILED_AFTER_ATTEMPTS = 5;
-const BASE_BACKOFF_MS = 1_000;
-const MAX_BACKOFF_MS = 5 * 60_000;
 /** R2 deletes up to 1,000 keys per call. */
 const BATCH = 1_000;
 
@@ -31,10 +30,6 @@ export function deletionJobsTable() {
 }
 
 export type DeletionJobsTable = ReturnType<typeof deletionJobsTable>;
-
-export function backoffMs(attempts: number): number {
-  return Math.min(BASE_BACKOFF_MS * 2 ** Math.max(0, attempts - 1), MAX_BACKOFF_MS);
-}
 
 export interface DeletionStats {
   pending: number;
@@ -133,7 +128,7 @@ export class DeletionQueue {
           if (error === undefined) continue;
           const attempts = job.attempts + 1;
           tx.update(this.jobs)
-            .set({ attempts, nextAttemptAt: now + backoffMs(attempts), lastError: error.slice(0, 500) })
+            .set({ attempts, nextAttemptAt: now + backoffMs(attempts, STORAGE_RETRY), lastError: error.slice(0, 500) })
             .where(sql`${this.jobs.id} = ${job.id}`)
             .run();
         }

@@ -400,8 +400,9 @@ describe('the console', () => {
     await page.getByRole('heading', { level: 1, name: 'Groups' }).waitFor();
     const row = page.locator(`tr[data-group-id="${groupId}"]`);
     await expect.poll(() => row.textContent()).toContain('Release crew');
+    // The agent list loads beside the groups: names replace the IDs once it arrives.
+    await expect.poll(() => row.textContent()).toContain('g-owner');
     const text = (await row.textContent()) ?? '';
-    expect(text).toContain('g-owner');
     expect(text).toContain('g-member');
     expect(text).toContain('g-invitee'); // pending invitation
     expect(await page.locator('tr[data-group-id]').count()).toBeGreaterThanOrEqual(2);

@@ -8,7 +8,7 @@ import { ApiError } from '../../core/contract/errors.js';
 import type * as ops from '../../core/contract/operations/admin-console.js';
 import { type ChannelAdminSummary, parseParticipants } from '../../core/domain/admin-channels.js';
 import type { Env } from '../../core/env.js';
-import { decodeCursor, encodeCursor, pageSize } from '../../core/lib/cursor.js';
+import { decodeSeqCursor, encodeCursor, pageSize } from '../../core/lib/cursor.js';
 import { currentSettings, registry } from '../../core/lib/settings-cache.js';
 import { retention } from '../../core/stubs.js';
 import { scanCatalogPage } from '../lib/ordered-scan.js';
@@ -60,22 +60,12 @@ function wireSummary(s: ChannelAdminSummary, names: Names) {
   };
 }
 
-function catalogPosition(cursor: string | undefined): number | null {
-  const position = decodeCursor(cursor);
-  if (position === null) return null;
-  const [n] = position;
-  if (position.length !== 1 || typeof n !== 'number' || !Number.isSafeInteger(n) || n < 1) {
-    throw new ApiError('validation_failed', 'The cursor is not one this server issued.', { field: 'cursor' });
-  }
-  return n;
-}
-
 /** GET /admin/channels */
 export const listAdminChannelsHandler: Handler<typeof ops.listAdminChannels> = async ({ env, input }) => {
   const { limits } = await currentSettings(env);
   const query = input.query;
   const limit = pageSize(query.limit, limits.max_page_size);
-  const before = catalogPosition(query.cursor);
+  const before = decodeSeqCursor(query.cursor, 1);
   // Only groups have owners: an owner filter on the private tab selects nothing.
   if (query.owner && query.kind === 'private') return { channels: [], next_cursor: null, scanned: 0 };
   const kind = query.owner ? 'group' : query.kind;
@@ -112,11 +102,7 @@ export const listAdminChannelsHandler: Handler<typeof ops.listAdminChannels> = a
 export const listAdminChannelMessagesHandler: Handler<typeof ops.listAdminChannelMessages> = async ({ env, input }) => {
   const { limits } = await currentSettings(env);
   const order = input.query.order ?? 'asc';
-  const position = decodeCursor(input.query.cursor);
-  const afterSeq = position ? position[0] : null;
-  if (position && (position.length !== 1 || typeof afterSeq !== 'number' || !Number.isSafeInteger(afterSeq))) {
-    throw new ApiError('validation_failed', 'The cursor is not one this server issued.', { field: 'cursor' });
-  }
+  const afterSeq = decodeSeqCursor(input.query.cursor);
   // An ID the catalog does not know is not opened (that would create a channel object).
   if (!(await retention(env).catalogHas(input.params.channel_id))) {
     throw new ApiError('not_found', 'No such channel.', { target: input.params.channel_id });
@@ -124,7 +110,7 @@ export const listAdminChannelMessagesHandler: Handler<typeof ops.listAdminChanne
   const stub = channel(env, input.params.channel_id);
   const [summary, page] = await Promise.all([
     stub.adminSummary({ participants: [] }),
-    stub.adminHistory(afterSeq as number | null, pageSize(input.query.limit, limits.max_page_size), order),
+    stub.adminHistory(afterSeq, pageSize(input.query.limit, limits.max_page_size), order),
   ]);
   if (!summary || !page) throw new ApiError('not_found', 'No such channel.', { target: input.params.channel_id });
   const names = await namesOf(env, [summary]);

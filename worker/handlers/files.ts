@@ -2,7 +2,7 @@ import { ApiError } from '../../core/contract/errors.js';
 import type * as ops from '../../core/contract/operations/files.js';
 import { channelOfFileId } from '../../core/domain/file-id.js';
 import type { Env } from '../../core/env.js';
-import { decodeCursor, encodeCursor, pageSize } from '../../core/lib/cursor.js';
+import { decodeSeqCursor, encodeCursor, pageSize } from '../../core/lib/cursor.js';
 import { currentSettings } from '../../core/lib/settings-cache.js';
 import { contentDisposition } from '../uploads/disposition.js';
 import { isKnownChannel } from './channel-access.js';
@@ -17,11 +17,7 @@ const notFound = (what: string) => new ApiError('not_found', `No such ${what}.`)
 export const listChannelFilesHandler: Handler<typeof ops.listChannelFiles> = async ({ env, input, agent, c }) => {
   const { limits } = await currentSettings(env);
   const { cursor, limit, order } = input.query;
-  const after = decodeCursor(cursor);
-  const afterSeq = after === null ? null : Number(after[0]);
-  if (afterSeq !== null && !Number.isInteger(afterSeq)) {
-    throw new ApiError('validation_failed', 'The cursor is not one this server issued.', { field: 'cursor' });
-  }
+  const afterSeq = decodeSeqCursor(cursor);
   // A channel the agent was never in is not opened (that would create it): not_found, as it would say.
   if (!(await isKnownChannel(c, env, agent.agent_id, input.params.channel_id))) throw notFound('channel');
   const page = await channel(env, input.params.channel_id).listFiles(

@@ -3,13 +3,10 @@ import type { OperationId, Operations } from '../../core/contract/index.js';
 import type { OperationDef, OperationInput, OperationOutput } from '../../core/contract/registry.js';
 import type { AuthedAgent } from '../../core/domain/principals.js';
 import type { Env } from '../../core/env.js';
+import type { SessionView } from '../../core/rpc.js';
 
-export interface AdminPrincipal {
-  username: string;
-  /** Keyed hash of the session token, to end this session on logout. */
-  sessionHash: string;
-  expires_at: string;
-}
+/** The signed-in administrator: the session, with the keyed hash of its token (to end it on logout). */
+export type AdminPrincipal = SessionView;
 
 export interface AppVariables {
   requestId: string;

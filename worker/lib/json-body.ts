@@ -146,8 +146,9 @@ export async function readBounded(body: ReadableStream<Uint8Array> | null, maxBy
     if (done) break;
     total += value.byteLength;
     if (total > maxBytes) {
-      // The rest of the body is drained in one place, before the answer (worker/app.ts).
-      await reader.cancel().catch(() => {});
+      // The rest of the body is drained in one place, before the answer (worker/middleware/
+      // drain-body.ts): released, not cancelled, so that the runtime's own stream can be read on.
+      reader.releaseLock();
       throw new ApiError('payload_too_large', `The request body is larger than ${maxBytes} bytes.`, {
         limit: maxBytes,
       });

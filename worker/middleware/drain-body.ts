@@ -27,9 +27,13 @@ export const drainUnreadBody = createMiddleware<AppEnv>(async (c, next) => {
     await next();
     return;
   }
-  // No handler reads a GET body, and a Request with that method cannot be given a new one.
+  // No handler reads a GET body, and a Request with that method cannot be given a new one. A JSON
+  // body of the API is only ever read by the json-body middleware, which reads it to its end or
+  // releases its reader (readBounded), never cancels it: the runtime stream itself is then drained
+  // below, and the relay (a stream and a Request copy per request) is kept for the bodies that
+  // other code reads (uploads, /mcp).
   const method = c.req.method;
-  const relay = method === 'GET' || method === 'HEAD' ? null : relayBody(source);
+  const relay = method === 'GET' || method === 'HEAD' || jsonApiBody(c) ? null : relayBody(source);
   if (relay) c.req.raw = new Request(c.req.raw, { body: relay.body });
   try {
     await next();
@@ -41,6 +45,13 @@ export const drainUnreadBody = createMiddleware<AppEnv>(async (c, next) => {
     }
   }
 });
+
+/** A JSON body on an API path: read by nothing but the json-body middleware. */
+function jsonApiBody(c: Context<AppEnv>): boolean {
+  return c.req.path.startsWith('/api/') && JSON_TYPE.test(c.req.header('content-type') ?? '');
+}
+
+const JSON_TYPE = /^application\/([\w.-]+\+)?json\s*(;|$)/i;
 
 /** Answers larger than this are not held (a file download has its length and streams as is). */
 const HOLD_MAX_BYTES = 1_000_000;

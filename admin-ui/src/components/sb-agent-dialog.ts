@@ -7,6 +7,7 @@ import { failureText } from '../failure-text.js';
 import { shared } from '../styles/shared.js';
 import type { SbDialog } from './sb-dialog.js';
 import './sb-dialog.js';
+import { FIELD_LIMITS } from '../../../core/lib/limits.js';
 
 export interface KeyIssued {
   agent: Agent;
@@ -116,7 +117,7 @@ export class SbAgentDialog extends LitElement {
             id="name"
             name="name"
             required
-            maxlength="64"
+            maxlength=${FIELD_LIMITS.agent_name}
             autocomplete="off"
             spellcheck="false"
             aria-describedby="name-hint"
@@ -133,7 +134,7 @@ export class SbAgentDialog extends LitElement {
           <input
             id="display_name"
             name="display_name"
-            maxlength="100"
+            maxlength=${FIELD_LIMITS.display_name}
             aria-describedby="display-hint"
             aria-invalid=${invalid('display_name')}
             .value=${live(d.display_name)}
@@ -147,7 +148,7 @@ export class SbAgentDialog extends LitElement {
             id="description"
             name="description"
             rows="3"
-            maxlength="2000"
+            maxlength=${FIELD_LIMITS.description}
             aria-describedby="description-hint"
             aria-invalid=${invalid('description')}
             .value=${live(d.description)}

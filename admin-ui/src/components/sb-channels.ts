@@ -22,6 +22,7 @@ import { pathFor } from '../lib/route.js';
 import { currentLocale } from '../localization.js';
 import { shared } from '../styles/shared.js';
 import './sb-agent-list-picker.js';
+import { FIELD_LIMITS } from '../../../core/lib/limits.js';
 
 const TABS: readonly ChannelTab[] = ['private', 'group'];
 
@@ -256,7 +257,7 @@ export class SbChannels extends LitElement {
           <input
             id="content-search"
             type="search"
-            maxlength="200"
+            maxlength=${FIELD_LIMITS.content_search}
             aria-describedby="content-search-hint"
             .value=${this.draft}
             @input=${(e: Event) => {

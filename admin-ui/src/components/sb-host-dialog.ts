@@ -7,6 +7,7 @@ import { failureText } from '../failure-text.js';
 import { shared } from '../styles/shared.js';
 import type { SbDialog } from './sb-dialog.js';
 import './sb-dialog.js';
+import { FIELD_LIMITS } from '../../../core/lib/limits.js';
 
 interface HostDraft {
   name: string;
@@ -120,7 +121,7 @@ export class SbHostDialog extends LitElement {
       <form @submit=${this.submit} novalidate>
         <div class="field">
           <label for="name">${msg('Name')}</label>
-          <input id="name" name="name" required maxlength="100" .value=${live(this.draft.name)} @input=${this.edit('name')} aria-invalid=${this.invalid('name')} />
+          <input id="name" name="name" required maxlength=${FIELD_LIMITS.host_name} .value=${live(this.draft.name)} @input=${this.edit('name')} aria-invalid=${this.invalid('name')} />
         </div>
         <fieldset>
           <legend>${msg('IP addresses')}</legend>
@@ -153,11 +154,11 @@ export class SbHostDialog extends LitElement {
         </fieldset>
         <div class="field">
           <label for="os">${msg('Operating system')}</label>
-          <input id="os" name="os" maxlength="100" .value=${live(this.draft.os)} @input=${this.edit('os')} placeholder="Ubuntu 24.04" />
+          <input id="os" name="os" maxlength=${FIELD_LIMITS.host_os} .value=${live(this.draft.os)} @input=${this.edit('os')} placeholder="Ubuntu 24.04" />
         </div>
         <div class="field">
           <label for="description">${msg('Description')}</label>
-          <textarea id="description" name="description" rows="3" maxlength="2000" .value=${live(this.draft.description)} @input=${this.edit('description')}></textarea>
+          <textarea id="description" name="description" rows="3" maxlength=${FIELD_LIMITS.description} .value=${live(this.draft.description)} @input=${this.edit('description')}></textarea>
         </div>
         ${this.error ? html`<p class="notice error" role="alert">${this.error}</p>` : ''}
         <div class="actions">

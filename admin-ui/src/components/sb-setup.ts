@@ -1,11 +1,16 @@
-import { localized, msg } from '@lit/localize';
+import { localized, msg, str } from '@lit/localize';
 import { css, html, LitElement } from 'lit';
 import { customElement, property, state } from 'lit/decorators.js';
+import { FIELD_LIMITS } from '../../../core/lib/limits.js';
 import { ApiFailure, call } from '../api.js';
 import { failureText } from '../failure-text.js';
 import { shared } from '../styles/shared.js';
 
-export const MIN_PASSWORD_LENGTH = 12;
+const {
+  admin_password_min: PASSWORD_MIN,
+  admin_password_max: PASSWORD_MAX,
+  admin_username: USERNAME_MAX,
+} = FIELD_LIMITS;
 
 /**
  * First-run set-up from the launcher's one-time link (`/setup#token=…`): creates the first
@@ -33,8 +38,8 @@ export class SbSetup extends LitElement {
     const form = event.target as HTMLFormElement;
     const data = new FormData(form);
     const password = String(data.get('password') ?? '');
-    if (password.length < MIN_PASSWORD_LENGTH) {
-      this.error = msg('The password needs at least 12 characters.');
+    if (password.length < PASSWORD_MIN) {
+      this.error = msg(str`The password needs at least ${PASSWORD_MIN} characters.`);
       return;
     }
     if (password !== String(data.get('confirm') ?? '')) {
@@ -70,7 +75,7 @@ export class SbSetup extends LitElement {
       <form @submit=${this.submit} novalidate>
         <div class="field">
           <label for="username">${msg('Username')}</label>
-          <input id="username" name="username" value="admin" autocomplete="username" required pattern="[A-Za-z0-9._\\-]+" />
+          <input id="username" name="username" value="admin" autocomplete="username" required maxlength=${USERNAME_MAX} pattern="[A-Za-z0-9._\\-]+" />
           <div class="hint">${msg('Letters, digits, dot, dash and underscore.')}</div>
         </div>
         <div class="field">
@@ -81,11 +86,12 @@ export class SbSetup extends LitElement {
             type="password"
             autocomplete="new-password"
             required
-            minlength=${MIN_PASSWORD_LENGTH}
+            minlength=${PASSWORD_MIN}
+            maxlength=${PASSWORD_MAX}
             aria-describedby="password-hint"
             autofocus
           />
-          <div class="hint" id="password-hint">${msg('At least 12 characters.')}</div>
+          <div class="hint" id="password-hint">${msg(str`At least ${PASSWORD_MIN} characters.`)}</div>
         </div>
         <div class="field">
           <label for="confirm">${msg('Repeat the password')}</label>

@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi';
+import { FIELD_LIMITS } from '../../lib/limits.js';
 import {
   AgentId,
   ChannelId,
@@ -128,7 +129,7 @@ export const listAdminChannels = defineOperation({
       .string()
       .trim()
       .min(1)
-      .max(200)
+      .max(FIELD_LIMITS.content_search)
       .optional()
       .openapi({ description: 'Content search: text contained in a retained message body, case-insensitive.' }),
     cursor: Cursor,

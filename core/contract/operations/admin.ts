@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi';
+import { FIELD_LIMITS } from '../../lib/limits.js';
 import {
   Agent,
   AgentId,
@@ -20,8 +21,8 @@ const tags = ['admin'];
 const ok = z.object({ ok: z.literal(true) });
 
 export const Credentials = z.object({
-  username: z.string().min(1).max(64),
-  password: z.string().min(1).max(1024),
+  username: z.string().min(1).max(FIELD_LIMITS.admin_username),
+  password: z.string().min(1).max(FIELD_LIMITS.admin_password_max),
 });
 
 export const AdminSession = z.object({
@@ -97,9 +98,12 @@ export const adminSetup = defineOperation({
     username: z
       .string()
       .min(1)
-      .max(64)
+      .max(FIELD_LIMITS.admin_username)
       .regex(/^[A-Za-z0-9._-]+$/),
-    password: z.string().min(12, 'at least 12 characters').max(1024),
+    password: z
+      .string()
+      .min(FIELD_LIMITS.admin_password_min, `at least ${FIELD_LIMITS.admin_password_min} characters`)
+      .max(FIELD_LIMITS.admin_password_max),
   }),
   response: AdminSession,
   status: 201,

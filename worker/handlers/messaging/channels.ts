@@ -1,6 +1,6 @@
 import { ApiError } from '../../../core/contract/errors.js';
 import type { listChannels, listMessages } from '../../../core/contract/operations/messaging.js';
-import { decodeCursor, encodeCursor, pageSize } from '../../../core/lib/cursor.js';
+import { decodeSeqCursor, encodeCursor, pageSize } from '../../../core/lib/cursor.js';
 import { currentSettings } from '../../../core/lib/settings-cache.js';
 import { isKnownChannel } from '../channel-access.js';
 import type { Handler } from '../types.js';
@@ -15,11 +15,7 @@ export const listChannelsHandler: Handler<typeof listChannels> = async ({ env, i
 export const listMessagesHandler: Handler<typeof listMessages> = async ({ env, input, agent, c }) => {
   const { limits } = await currentSettings(env);
   const order = input.query.order ?? 'asc';
-  const position = decodeCursor(input.query.cursor);
-  const afterSeq = position ? position[0] : null;
-  if (position && (position.length !== 1 || typeof afterSeq !== 'number' || !Number.isSafeInteger(afterSeq))) {
-    throw new ApiError('validation_failed', 'The cursor is not one this server issued.', { field: 'cursor' });
-  }
+  const afterSeq = decodeSeqCursor(input.query.cursor);
   // A channel the agent was never in is not opened (that would create it): not_found, as it would say.
   if (!(await isKnownChannel(c, env, agent.agent_id, input.params.channel_id))) {
     throw new ApiError('not_found', 'No such channel.');
@@ -27,13 +23,7 @@ export const listMessagesHandler: Handler<typeof listMessages> = async ({ env, i
   const calls = new ChannelCalls(env);
   const page = await calls
     .channel(input.params.channel_id)
-    .history(
-      agent.agent_id,
-      afterSeq as number | null,
-      pageSize(input.query.limit, limits.max_page_size),
-      order,
-      input.query.thread_id,
-    );
+    .history(agent.agent_id, afterSeq, pageSize(input.query.limit, limits.max_page_size), order, input.query.thread_id);
   calls.report(c);
   return {
     messages: page.messages,

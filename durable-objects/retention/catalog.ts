@@ -1,0 +1,155 @@
+/**
+ * The channel catalog: every channel registers here when it is created and reports its figures
+ * (channel/catalog-report.ts), since Durable Objects cannot be enumerated. Retroactive cleanup walks
+ * it, the administrators' channel list pages through it, and the overview's totals are its sums.
+ */
+
+import type { z } from '@hono/zod-openapi';
+import { and, asc, count, desc, eq, gt, lt, sql, sum } from 'drizzle-orm';
+import type { ChannelKind } from '../../core/contract/models.js';
+import type { RetentionDb } from './database.js';
+import { channels } from './schema.js';
+
+export interface CatalogEntry {
+  channel_id: string;
+  kind: z.infer<typeof ChannelKind>;
+  created_at: number;
+}
+
+/** A channel's figures in the catalog (times in ms). */
+export interface ChannelStats {
+  status: 'active' | 'dissolved';
+  message_count: number;
+  file_count: number;
+  last_message_at: number | null;
+}
+
+/** What a channel reports about itself; `version` only moves forward per channel. */
+export interface ChannelReport extends CatalogEntry, ChannelStats {
+  version: number;
+}
+
+export interface CatalogTotals {
+  private_channels: number;
+  group_channels: number;
+  messages: number;
+  files: number;
+}
+
+export class ChannelCatalog {
+  constructor(private readonly db: RetentionDb) {}
+
+  /** Adds channels to the catalog (idempotent): a channel calls this once, when it is created. */
+  register(entries: readonly CatalogEntry[]): void {
+    if (entries.length === 0) return;
+    this.db
+      .insert(channels)
+      .values(entries.map((e) => ({ channelId: e.channel_id, kind: e.kind, createdAt: e.created_at })))
+      .onConflictDoNothing()
+      .run();
+  }
+
+  /**
+   * A channel's latest figures (and its registration, the first time). A report older than the
+   * one stored (a lower version, delivered late) changes nothing.
+   */
+  report(report: ChannelReport): void {
+    const figures = {
+      status: report.status,
+      messageCount: report.message_count,
+      fileCount: report.file_count,
+      lastMessageAt: report.last_message_at,
+      version: report.version,
+    };
+    this.db
+      .insert(channels)
+      .values({ channelId: report.channel_id, kind: report.kind, createdAt: report.created_at, ...figures })
+      .onConflictDoUpdate({
+        target: channels.channelId,
+        set: figures,
+        setWhere: sql`excluded.version > ${channels.version}`,
+      })
+      .run();
+  }
+
+  /**
+   * The administrators' channel list: a page of the catalog, newest channel first, without the
+   * groups known to be dissolved. `before` is the previous page's last `n`.
+   */
+  adminPage(input: { before: number | null; kind?: 'private' | 'group'; limit: number }): {
+    entries: { n: number; channel_id: string; kind: 'private' | 'group' }[];
+    more: boolean;
+  } {
+    const rows = this.db
+      .select({ n: channels.n, channel_id: channels.channelId, kind: channels.kind })
+      .from(channels)
+      .where(
+        and(
+          eq(channels.status, 'active'),
+          input.before === null ? undefined : lt(channels.n, input.before),
+          input.kind ? eq(channels.kind, input.kind) : undefined,
+        ),
+      )
+      .orderBy(desc(channels.n))
+      .limit(input.limit + 1)
+      .all();
+    return { entries: rows.slice(0, input.limit), more: rows.length > input.limit };
+  }
+
+  /** The overview's channel figures: sums over the catalog, no channel is asked. */
+  totals(): CatalogTotals {
+    const rows = this.db
+      .select({
+        kind: channels.kind,
+        n: count(),
+        messages: sum(channels.messageCount),
+        files: sum(channels.fileCount),
+      })
+      .from(channels)
+      .where(eq(channels.status, 'active'))
+      .groupBy(channels.kind)
+      .all();
+    const of = (kind: 'private' | 'group') => rows.find((r) => r.kind === kind);
+    return {
+      private_channels: of('private')?.n ?? 0,
+      group_channels: of('group')?.n ?? 0,
+      messages: rows.reduce((total, r) => total + Number(r.messages ?? 0), 0),
+      files: rows.reduce((total, r) => total + Number(r.files ?? 0), 0),
+    };
+  }
+
+  has(channelId: string): boolean {
+    return (
+      this.db.select({ n: channels.n }).from(channels).where(eq(channels.channelId, channelId)).get() !== undefined
+    );
+  }
+
+  /** A page of the catalog in creation order; `after` is the previous page's `next`. */
+  list(after: number, limit: number): { channels: CatalogEntry[]; next: number | null } {
+    const rows = this.db
+      .select()
+      .from(channels)
+      .where(gt(channels.n, after))
+      .orderBy(asc(channels.n))
+      .limit(limit + 1)
+      .all();
+    const page = rows.slice(0, limit);
+    return {
+      channels: page.map((r) => ({ channel_id: r.channelId, kind: r.kind, created_at: r.createdAt })),
+      next: rows.length > limit ? (page.at(-1)?.n ?? null) : null,
+    };
+  }
+
+  /** The next channels after `cursor` (a run's position), in creation order. */
+  after(cursor: number, limit: number): (typeof channels.$inferSelect)[] {
+    return this.db.select().from(channels).where(gt(channels.n, cursor)).orderBy(asc(channels.n)).limit(limit).all();
+  }
+
+  count(): number {
+    return this.db.select({ n: count() }).from(channels).get()?.n ?? 0;
+  }
+
+  countAfter(cursor: number): number {
+    return this.db.select({ n: count() }).from(channels).where(gt(channels.n, cursor)).get()?.n ?? 0;
+  }
+}
