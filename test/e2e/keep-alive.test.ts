@@ -103,6 +103,8 @@ interface Fixture {
   memberKey: string;
   memberId: string;
   spareAgentId: string;
+  /** deleteAgent's own target, so the key operations still find the spare agent. */
+  doomedAgentId: string;
   spareHostId: string;
   groupId: string;
   spareGroupId: string;
@@ -120,6 +122,7 @@ beforeAll(async () => {
   const owner = await createAgent(server, cookie, host.host_id);
   const member = await createAgent(server, cookie, host.host_id);
   const spare = await createAgent(server, cookie, host.host_id);
+  const doomed = await createAgent(server, cookie, host.host_id);
   const group = await api(server, 'POST', '/groups', {
     key: owner.key,
     body: { name: 'keep-alive', invitee_ids: [member.agent.agent_id] },
@@ -142,6 +145,7 @@ beforeAll(async () => {
     memberKey: member.key,
     memberId: member.agent.agent_id,
     spareAgentId: spare.agent.agent_id,
+    doomedAgentId: doomed.agent.agent_id,
     spareHostId: spareHost.host_id,
     groupId: group.body.group.group_id,
     spareGroupId: spareGroup.body.group.group_id,
@@ -159,7 +163,7 @@ afterAll(async () => {
 function pathFor(op: OperationDef): string {
   const ids: Record<string, string> = {
     host_id: fx.spareHostId,
-    agent_id: fx.spareAgentId,
+    agent_id: op.id === 'deleteAgent' ? fx.doomedAgentId : fx.spareAgentId,
     group_id: op.id === 'dissolveGroup' || op.id === 'reassignGroupOwner' ? fx.spareGroupId : fx.groupId,
     channel_id: fx.dmChannelId,
     file_id: fx.fileId,
