@@ -67,26 +67,21 @@ export class SignInCounters {
     const now = Date.now();
     const row = this.failureRow(scope, source);
     const fresh = !row || now - row.windowStart >= ADDRESS_WINDOW_MS;
-    this.db
-      .insert(schema.loginFailures)
-      .values({ scope, subject: source, failures: 1, windowStart: now, lastFailureAt: now })
-      .onConflictDoUpdate({
-        target: [schema.loginFailures.scope, schema.loginFailures.subject],
-        set: fresh
-          ? { failures: 1, windowStart: now, lastFailureAt: now }
-          : { failures: sql`${schema.loginFailures.failures} + 1`, lastFailureAt: now },
-      })
-      .run();
-    this.boundFailureRows(now);
+    this.countFailure(scope, source, fresh, now);
   }
 
   recordAccountFailure(username: string): void {
     const now = Date.now();
     const row = this.failureRow('user', username);
     const fresh = !row || now - row.lastFailureAt >= ACCOUNT_RESET_MS;
+    this.countFailure('user', username, fresh, now);
+  }
+
+  /** One more failure for (scope, subject); a fresh window starts the count again at 1. */
+  private countFailure(scope: 'ip' | 'setup' | 'user', subject: string, fresh: boolean, now: number): void {
     this.db
       .insert(schema.loginFailures)
-      .values({ scope: 'user', subject: username, failures: 1, windowStart: now, lastFailureAt: now })
+      .values({ scope, subject, failures: 1, windowStart: now, lastFailureAt: now })
       .onConflictDoUpdate({
         target: [schema.loginFailures.scope, schema.loginFailures.subject],
         set: fresh
