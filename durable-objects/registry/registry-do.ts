@@ -102,13 +102,7 @@ export class RegistryDO extends DurableObject<Env> {
     return this.hostsAndAgents.getAgents(agentIds);
   }
 
-  createAgent(input: {
-    name: string;
-    host_id: string;
-    display_name?: string;
-    description?: string;
-    enabled?: boolean;
-  }): Promise<{ agent: AgentView; api_key: string }> {
+  createAgent(input: Parameters<HostsAndAgents['createAgent']>[0]): Promise<{ agent: AgentView; api_key: string }> {
     return this.hostsAndAgents.createAgent(input);
   }
 
