@@ -4,10 +4,16 @@
  * (to R2) as they arrive and nothing but a delimiter's worth of bytes is ever held back. Header
  * blocks, the preamble and the epilogue are bounded; a malformed body is `validation_failed`.
  *
- * Written here rather than taken from a library: the well-known parsers (busboy, formidable) are
- * built on Node streams, and the web-stream ones are not in the pinned dependency set; the job is a
- * small state machine that is easier to prove (test/workers/multipart.test.ts splits bodies at
- * every byte) than a dependency is to audit.
+ * Written here rather than taken from a library (evaluated again for issue 11, December 2026):
+ * - @remix-run/multipart-parser 0.16.3, the web-stream parser, yields a part only once it is
+ *   complete, with its bytes collected in memory (`MultipartPart.content: Uint8Array[]`, capped by
+ *   `maxFileSize`, 2 MiB by default): a 50 MB upload would be buffered whole before R2 saw a byte.
+ *   It also refuses a preamble (RFC 2046 allows one) and has its own error classes, so our limits
+ *   and codes would need a wrapper as long as this file.
+ * - busboy and formidable are built on Node streams (node:stream, Buffer), which workerd offers only
+ *   through nodejs_compat polyfills, and busboy's header decoding is Latin-1 by default.
+ * The job is a small state machine, proven by test/workers/multipart.test.ts (which splits bodies
+ * at every byte) and the hostile corpus, that is easier to check than a dependency is to audit.
  */
 import { ApiError } from '../../core/contract/errors.js';
 
