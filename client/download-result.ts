@@ -18,18 +18,5 @@ export const DownloadResult = z.object({
 });
 export type DownloadResult = z.infer<typeof DownloadResult>;
 
-/** RFC 6266: `filename*=UTF-8''…` wins over the plain `filename="…"`. */
-export function filenameFromDisposition(header: string | null): string | null {
-  if (!header) return null;
-  const extended = /filename\*\s*=\s*([^']*)'[^']*'([^;]+)/i.exec(header);
-  if (extended?.[2]) {
-    try {
-      return decodeURIComponent(extended[2].trim());
-    } catch {
-      // A malformed encoding falls back to the plain parameter.
-    }
-  }
-  const plain = /filename\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^;]+))/i.exec(header);
-  if (plain) return (plain[1] ?? plain[2] ?? '').replace(/\\(.)/g, '$1').trim() || null;
-  return null;
-}
+/** Read a download's file name with the one Content-Disposition module the worker writes it with. */
+export { filenameFromDisposition } from '../core/lib/content-disposition.js';

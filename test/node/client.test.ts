@@ -250,6 +250,11 @@ describe('small parsers', () => {
     expect(filenameFromDisposition(`attachment; filename*=UTF-8''%E2%82%AC%20rates.txt`)).toBe('€ rates.txt');
     expect(filenameFromDisposition('attachment; filename="a \\"b\\".txt"')).toBe('a "b".txt');
     expect(filenameFromDisposition(null)).toBeNull();
+    // Not UTF-8 after decoding: the plain name is the one left.
+    expect(filenameFromDisposition(`attachment; filename="plain.txt"; filename*=UTF-8''%FF.txt`)).toBe('plain.txt');
+    expect(filenameFromDisposition(`attachment; FILENAME*=utf-8'en'%C3%A9.txt; filename="e.txt"`)).toBe('é.txt');
+    expect(filenameFromDisposition('attachment; filename="never closed')).toBeNull();
+    expect(filenameFromDisposition('attachment')).toBeNull();
   });
 
   it('countRejected looks at per-item statuses only', () => {

@@ -1,13 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { contentDisposition, displayFilename } from '../../worker/uploads/disposition.js';
-
-/** What a client reads: the RFC 8187 `filename*` value, decoded. */
-function filenameFromDisposition(header: string): string {
-  const ext = /filename\*=UTF-8''([^;]+)/.exec(header);
-  if (!ext) throw new Error(`no filename* in ${header}`);
-  return decodeURIComponent(ext[1]!);
-}
+/** What a client reads is the same module's reader, so every round trip below also checks it. */
+import { contentDisposition, displayFilename, filenameFromDisposition } from '../../core/lib/content-disposition.js';
 
 /** A header value a Fetch implementation accepts: no CR, LF or NUL, and only Latin-1 code units. */
 function headerSafe(value: string): boolean {

@@ -2,9 +2,9 @@ import { ApiError } from '../../core/contract/errors.js';
 import type * as ops from '../../core/contract/operations/files.js';
 import { channelOfFileId } from '../../core/domain/file-id.js';
 import type { Env } from '../../core/env.js';
+import { contentDisposition } from '../../core/lib/content-disposition.js';
 import { decodeSeqCursor, encodeCursor, pageSize } from '../../core/lib/cursor.js';
 import { currentSettings } from '../../core/lib/settings-cache.js';
-import { contentDisposition } from '../uploads/disposition.js';
 import { isKnownChannel } from './channel-access.js';
 import type { Handler } from './types.js';
 

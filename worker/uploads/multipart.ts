@@ -14,8 +14,11 @@
  *   through nodejs_compat polyfills, and busboy's header decoding is Latin-1 by default.
  * The job is a small state machine, proven by test/workers/multipart.test.ts (which splits bodies
  * at every byte) and the hostile corpus, that is easier to check than a dependency is to audit.
+ * The Content-Disposition grammar it shares with downloads and clients is
+ * core/lib/content-disposition.ts.
  */
 import { ApiError } from '../../core/contract/errors.js';
+import { decodeExtValue, HeaderParamError, splitHeaderParams } from '../../core/lib/content-disposition.js';
 
 export interface PartHeaders {
   /** The `name` parameter of Content-Disposition. */
@@ -76,55 +79,14 @@ export function multipartBoundary(contentType: string | null | undefined): strin
   throw malformed('the Content-Type has no boundary parameter');
 }
 
-/**
- * Splits a header value `type; key=value; key="quoted"` into its leading token and its parameters
- * (keys lower-cased, quoted strings unescaped: `\"` and `\\` only, other backslashes are literal,
- * because browsers send Windows-style names unescaped).
- */
+/** The shared parameter grammar, its syntax errors reported as this parser's malformed body. */
 function splitParams(value: string): [string, ...[string, string][]] {
-  let at = 0;
-  const skipSpace = () => {
-    while (at < value.length && (value[at] === ' ' || value[at] === '\t')) at++;
-  };
-  skipSpace();
-  let first = '';
-  while (at < value.length && value[at] !== ';') first += value[at++];
-  const params: [string, string][] = [];
-  while (at < value.length) {
-    at++; // the ';'
-    skipSpace();
-    let key = '';
-    while (at < value.length && value[at] !== '=' && value[at] !== ';') key += value[at++];
-    key = key.trim().toLowerCase();
-    if (value[at] !== '=') {
-      if (key) throw malformed(`parameter "${key}" has no value`);
-      continue;
-    }
-    at++; // the '='
-    skipSpace();
-    let text = '';
-    if (value[at] === '"') {
-      at++;
-      let closed = false;
-      while (at < value.length) {
-        const ch = value[at++]!;
-        if (ch === '"') {
-          closed = true;
-          break;
-        }
-        if (ch === '\\' && (value[at] === '"' || value[at] === '\\')) text += value[at++];
-        else text += ch;
-      }
-      if (!closed) throw malformed(`parameter "${key}" has an unterminated quoted string`);
-      skipSpace();
-      if (at < value.length && value[at] !== ';') throw malformed(`unexpected text after parameter "${key}"`);
-    } else {
-      while (at < value.length && value[at] !== ';') text += value[at++];
-      text = text.trim();
-    }
-    params.push([key, text]);
+  try {
+    return splitHeaderParams(value);
+  } catch (error) {
+    if (error instanceof HeaderParamError) throw malformed(error.detail);
+    throw error;
   }
-  return [first.trim(), ...params];
 }
 
 /**
@@ -133,29 +95,6 @@ function splitParams(value: string): [string, ...[string, string][]] {
  */
 function decodeFormFilename(text: string): string {
   return text.replace(/%(22|0D|0A)/gi, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
-}
-
-/** RFC 8187 ext-value (`UTF-8''%E2%82%AC.txt`); null when it is not UTF-8 or not decodable. */
-function decodeExtValue(text: string): string | null {
-  const match = /^([A-Za-z0-9!#$%&+^_`{}~-]+)'[^']*'(.*)$/.exec(text);
-  if (!match || match[1]!.toLowerCase() !== 'utf-8') return null;
-  const raw = match[2]!;
-  const bytes: number[] = [];
-  for (let i = 0; i < raw.length; i++) {
-    if (raw[i] === '%' && /^[0-9A-Fa-f]{2}$/.test(raw.slice(i + 1, i + 3))) {
-      bytes.push(Number.parseInt(raw.slice(i + 1, i + 3), 16));
-      i += 2;
-    } else {
-      const code = raw.charCodeAt(i);
-      if (code > 0x7e) return null;
-      bytes.push(code);
-    }
-  }
-  try {
-    return strictUtf8.decode(new Uint8Array(bytes));
-  } catch {
-    return null;
-  }
 }
 
 /** Parses one part's header block (raw bytes between the boundary line and the blank line). */
