@@ -87,6 +87,8 @@ export interface ChannelAdminSummary {
   last_message_at: number | null;
   /** Only with a content search that was run (the identity filters matched). */
   matching_messages?: number;
+  /** With a content search that matched: the newest matching message, cut around the match. */
+  snippet?: { message_id: string; seq: number; before: string; match: string; after: string };
   /** Whether the channel satisfies the whole filter (identity and, with q, at least one match). */
   matches: boolean;
 }

@@ -68,9 +68,9 @@ export function encodeExtValue(text: string): string {
 }
 
 /** `attachment; filename="<ascii>"; filename*=UTF-8''<pct-encoded>` for a stored file name. */
-export function contentDisposition(filename: string): string {
+export function contentDisposition(filename: string, type: 'attachment' | 'inline' = 'attachment'): string {
   const display = displayFilename(filename);
-  return `attachment; filename="${asciiFallback(display)}"; filename*=UTF-8''${encodeExtValue(display)}`;
+  return `${type}; filename="${asciiFallback(display)}"; filename*=UTF-8''${encodeExtValue(display)}`;
 }
 
 /** A header value that breaks the parameter grammar; `detail` says how, for the caller's error. */

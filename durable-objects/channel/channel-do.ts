@@ -388,6 +388,11 @@ export class ChannelDO extends DurableObject<Env> {
     return this.store.adminSummary(filter);
   }
 
+  /** A retained attachment for an administrator's download, without the membership check; null: none. */
+  async adminFile(fileId: string): Promise<{ key: string; filename: string; media_type: string; size: number } | null> {
+    return this.store.adminFile(fileId);
+  }
+
   /** A page of retained messages without the membership check; null: no channel. */
   async adminHistory(afterSeq: number | null, limit: number, order: 'asc' | 'desc'): Promise<NamedHistoryPage | null> {
     const page = this.store.adminHistory(afterSeq, limit, order);

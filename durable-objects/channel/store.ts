@@ -25,6 +25,7 @@ import {
 } from '../../core/domain/deliveries.js';
 import { newMessageId } from '../../core/domain/ids.js';
 import { fold, searchPlan, searchTerms, snippetAround } from '../../core/domain/search.js';
+import { searchSnippet } from '../../core/domain/search-snippet.js';
 import type { ChannelSearchHit, ClaimView, MessageView } from '../../core/rpc.js';
 import type { ChannelNote } from '../agent/inbox-index.js';
 import { iso } from '../shared/database.js';
@@ -644,7 +645,50 @@ export class ChannelStore {
     if (!matchesIdentity(row.kind, people, filter)) return summary;
     if (filter.q === undefined) return { ...summary, matches: true };
     const matching = this.countContaining(filter.q);
-    return { ...summary, matching_messages: matching, matches: matching > 0 };
+    if (matching === 0) return { ...summary, matching_messages: 0, matches: false };
+    const newest = this.newestContaining(filter.q);
+    const snippet = newest && {
+      message_id: newest.message_id,
+      seq: newest.seq,
+      ...searchSnippet(newest.body, filter.q),
+    };
+    return { ...summary, matching_messages: matching, matches: true, ...(snippet ? { snippet } : {}) };
+  }
+
+  /**
+   * The newest retained message containing `needle` (the rule of countContaining), for the
+   * administrators' snippet; asked only of a channel that has a match, so one more indexed query.
+   */
+  private newestContaining(needle: string): { message_id: string; seq: number; body: string } | null {
+    const plan = searchPlan(needle, 'phrase');
+    if (plan.match !== null) {
+      return (
+        this.db
+          .all<{ message_id: string; seq: number; body: string }>(
+            sql`select m.message_id, m.seq, m.body from messages_fts join messages m on m.seq = messages_fts.rowid
+              where messages_fts match ${plan.match} order by m.seq desc limit 1`,
+          )
+          .at(0) ?? null
+      );
+    }
+    const scan = contentSearchPlan(needle);
+    const narrow =
+      scan.sqlNeedle === null ? undefined : sql`instr(lower(${messages.body}), lower(${scan.sqlNeedle})) > 0`;
+    let before = Number.MAX_SAFE_INTEGER;
+    for (;;) {
+      const page = this.db
+        .select({ message_id: messages.messageId, seq: messages.seq, body: messages.body })
+        .from(messages)
+        .where(and(lt(messages.seq, before), narrow))
+        .orderBy(desc(messages.seq))
+        .limit(100)
+        .all();
+      const hit = page.find((m) => !scan.check || scan.check(m.body));
+      if (hit) return hit;
+      const last = page.at(-1);
+      if (!last) return null;
+      before = last.seq;
+    }
   }
 
   /**
@@ -760,6 +804,11 @@ export class ChannelStore {
   }
 
   /** A retained file for an active participant (checked on every download), else null. */
+  /** A retained file of this channel for an administrator: no participant check (REQ-54); else null. */
+  adminFile(fileId: string): { key: string; filename: string; media_type: string; size: number } | null {
+    return this.files.find(fileId);
+  }
+
   fileForDownload(
     agentId: string,
     fileId: string,

@@ -57,6 +57,7 @@ function wireSummary(s: ChannelAdminSummary, names: Names) {
     last_message_at: s.last_message_at === null ? null : new Date(s.last_message_at).toISOString(),
     created_at: new Date(s.created_at).toISOString(),
     ...(s.matching_messages ? { matching_messages: s.matching_messages } : {}),
+    ...(s.snippet ? { snippet: s.snippet } : {}),
   };
 }
 

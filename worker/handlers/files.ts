@@ -2,10 +2,10 @@ import { ApiError } from '../../core/contract/errors.js';
 import type * as ops from '../../core/contract/operations/files.js';
 import { channelOfFileId } from '../../core/domain/file-id.js';
 import type { Env } from '../../core/env.js';
-import { contentDisposition } from '../../core/lib/content-disposition.js';
 import { decodeSeqCursor, encodeCursor, pageSize } from '../../core/lib/cursor.js';
 import { currentSettings } from '../../core/lib/settings-cache.js';
 import { isKnownChannel } from './channel-access.js';
+import { fileResponse } from './download-response.js';
 import type { Handler } from './types.js';
 
 function channel(env: Env, channelId: string) {
@@ -43,15 +43,5 @@ export const downloadFileHandler: Handler<typeof ops.downloadFile> = async ({ en
   const object = await env.FILES.get(stored.key);
   // Deleted between the check and the read (retention): as gone as if the check had seen it.
   if (!object) throw notFound('file');
-  return new Response(object.body, {
-    status: 200,
-    headers: {
-      'content-type': stored.media_type,
-      'content-length': String(object.size),
-      'content-disposition': contentDisposition(stored.filename),
-      'x-content-type-options': 'nosniff',
-      'cache-control': 'private, no-store',
-      'content-security-policy': "default-src 'none'; sandbox",
-    },
-  });
+  return fileResponse(stored, object);
 };

@@ -1,6 +1,7 @@
 import * as admin from './admin.js';
 import * as adminChannels from './admin-channels.js';
 import * as adminConsole from './admin-console.js';
+import { downloadAdminChannelFileHandler } from './admin-files.js';
 import * as adminGroups from './admin-groups.js';
 import { downloadFileHandler, listChannelFilesHandler } from './files.js';
 import * as groups from './groups.js';
@@ -38,6 +39,7 @@ export const handlers: HandlerMap = {
   getOverview: adminConsole.getOverviewHandler,
   listAdminChannels: adminChannels.listAdminChannelsHandler,
   listAdminChannelMessages: adminChannels.listAdminChannelMessagesHandler,
+  downloadAdminChannelFile: downloadAdminChannelFileHandler,
   listChannels: listChannelsHandler,
   sendDirect: sendDirectHandler,
   getInbox: getInboxHandler,

@@ -5,7 +5,9 @@ import {
   ChannelId,
   ChannelKind,
   Cursor,
+  FileId,
   Message,
+  MessageId,
   NullableTimestamp,
   PageLimit,
   Resources,
@@ -86,6 +88,25 @@ export const AdminChannelParticipant = z
   })
   .openapi('AdminChannelParticipant');
 
+/**
+ * Where a content search hit in a channel: its newest matching message, cut around the first
+ * occurrence. Three plain strings, never markup, so a client highlights `match` by putting it in
+ * an element of its own and no text of a message is ever read as HTML.
+ */
+export const AdminSearchSnippet = z
+  .object({
+    message_id: MessageId,
+    seq: z.number().int().positive(),
+    before: z.string().openapi({ description: 'Text before the match; starts with … when cut.' }),
+    match: z.string().openapi({
+      description:
+        'The matched text as written in the message (its case and accents). Empty when the match could not be ' +
+        'located exactly (the index folds more than the cut does); then before holds the start of the message.',
+    }),
+    after: z.string().openapi({ description: 'Text after the match; ends with … when cut.' }),
+  })
+  .openapi('AdminSearchSnippet');
+
 export const AdminChannelSummary = z
   .object({
     channel_id: ChannelId,
@@ -104,6 +125,9 @@ export const AdminChannelSummary = z
       .positive()
       .optional()
       .openapi({ description: 'With q: how many retained messages contain the text.' }),
+    snippet: AdminSearchSnippet.optional().openapi({
+      description: 'With q and at least one match: the newest matching message, cut around the match.',
+    }),
   })
   .openapi('AdminChannelSummary');
 
@@ -165,5 +189,38 @@ export const listAdminChannelMessages = defineOperation({
   }),
   errors: [...ADMIN_ERRORS, 'not_found'],
   cli: { command: 'admin channels messages', positionals: ['channel_id'] },
+  mcp: false,
+});
+
+/** Media types a browser may render inline as a preview: raster images, which cannot run script. */
+export const PREVIEWABLE_MEDIA_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'] as const;
+
+export const downloadAdminChannelFile = defineOperation({
+  id: 'downloadAdminChannelFile',
+  method: 'get',
+  path: '/admin/channels/{channel_id}/files/{file_id}',
+  role: 'admin',
+  summary: "Download a retained attachment of any channel (administrators; the agent download's safe headers)",
+  description:
+    'The bytes with the media type the sender declared and the same headers as the agent download: ' +
+    'X-Content-Type-Options: nosniff, Content-Disposition: attachment with the file name (RFC 6266 filename*), a ' +
+    'sandboxing Content-Security-Policy, no caching. disposition=inline asks for a preview and is honoured only for ' +
+    `${PREVIEWABLE_MEDIA_TYPES.join(', ')} (Content-Disposition: inline, the same CSP); any other type, SVG and ` +
+    'HTML included, is unsupported_media_type, so no uploaded document is ever rendered inline. A file that is not ' +
+    'in this channel, or was deleted, is not_found. Reading changes nothing: no claim, no read mark.',
+  tags,
+  params: z.object({
+    channel_id: ChannelId,
+    file_id: FileId.openapi({ description: "From a message's attachment in this channel." }),
+  }),
+  query: z.object({
+    disposition: z
+      .enum(['attachment', 'inline'])
+      .optional()
+      .openapi({ description: 'attachment (default) or inline, for image previews only.' }),
+  }),
+  rawResponse: { mediaType: 'application/octet-stream', description: 'The file bytes.' },
+  errors: [...ADMIN_ERRORS, 'not_found', 'unsupported_media_type'],
+  cli: { command: 'admin channels download', positionals: ['channel_id', 'file_id'] },
   mcp: false,
 });

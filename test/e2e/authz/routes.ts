@@ -102,6 +102,7 @@ export const ROUTES: Record<OperationId, RouteEntry> = {
   getOverview: { sample: () => ({}) },
   listAdminChannels: { sample: () => ({}) },
   listAdminChannelMessages: { sample: (w) => ({ params: { channel_id: w.dmId } }) },
+  downloadAdminChannelFile: { sample: (w) => ({ params: { channel_id: w.dmId, file_id: w.fileId } }) },
   adminListGroups: { sample: () => ({}) },
   reassignGroupOwner: { sample: (w) => ({ params: { group_id: w.spareGroupId }, body: { agent_id: w.b.id } }) },
   dissolveGroup: { sample: (w) => ({ params: { group_id: w.spareGroupId } }) },
