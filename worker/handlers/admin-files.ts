@@ -5,20 +5,11 @@
  */
 import { ApiError } from '../../core/contract/errors.js';
 import type * as ops from '../../core/contract/operations/admin-console.js';
-import { PREVIEWABLE_MEDIA_TYPES } from '../../core/contract/operations/admin-console.js';
 import { channelOfFileId } from '../../core/domain/file-id.js';
+import { isPreviewable, PREVIEWABLE_MEDIA_TYPES } from '../../core/lib/media-types.js';
 import { retention } from '../../core/stubs.js';
 import { fileResponse } from './download-response.js';
 import type { Handler } from './types.js';
-
-/** The media type without parameters, lower-cased: `Image/PNG; x=y` is image/png. */
-function essence(mediaType: string): string {
-  return (mediaType.split(';')[0] ?? '').trim().toLowerCase();
-}
-
-export function previewable(mediaType: string): boolean {
-  return (PREVIEWABLE_MEDIA_TYPES as readonly string[]).includes(essence(mediaType));
-}
 
 export const downloadAdminChannelFileHandler: Handler<typeof ops.downloadAdminChannelFile> = async ({ env, input }) => {
   const { channel_id: channelId, file_id: fileId } = input.params;
@@ -30,7 +21,7 @@ export const downloadAdminChannelFileHandler: Handler<typeof ops.downloadAdminCh
   if (!stored) throw notFound();
   const inline = input.query.disposition === 'inline';
   // Only raster images are ever rendered by the browser: an SVG or HTML file could run script.
-  if (inline && !previewable(stored.media_type)) {
+  if (inline && !isPreviewable(stored.media_type)) {
     throw new ApiError(
       'unsupported_media_type',
       `Only ${PREVIEWABLE_MEDIA_TYPES.join(', ')} files can be previewed; download this one instead.`,

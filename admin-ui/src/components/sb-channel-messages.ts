@@ -1,9 +1,11 @@
 import { localized, msg, str } from '@lit/localize';
 import { css, html, LitElement } from 'lit';
 import { customElement, property, state } from 'lit/decorators.js';
+import { isPreviewable } from '../../../core/lib/media-types.js';
 import { type AdminChannel, type AdminMessage, call } from '../api.js';
 import { failureText } from '../failure-text.js';
 import { icons } from '../icons.js';
+import { attachmentUrl } from '../lib/attachment-url.js';
 import { channelTitle, participantLabel } from '../lib/channel-filters.js';
 import { formatByteCount, formatBytes, formatCount, formatTime } from '../lib/format.js';
 import { channelListPath, followLink } from '../lib/navigate.js';
@@ -13,7 +15,8 @@ import { shared } from '../styles/shared.js';
 
 /**
  * One channel's retained messages, read-only (REQ-54): whoever takes part, with each attachment's
- * metadata (file name, media type, size, SHA-256). The admin route never claims and never marks
+ * metadata (file name, media type, size, SHA-256), a download link and, for raster images only, a
+ * preview. The admin route never claims and never marks
  * anything read, so an agent's inbox is the same before and after an administrator looks.
  */
 @localized()
@@ -99,6 +102,22 @@ export class SbChannelMessages extends LitElement {
         align-items: center;
         gap: 0.4rem;
         font-weight: 600;
+      }
+      .attachment .actions {
+        grid-column: 1 / -1;
+        display: flex;
+        flex-wrap: wrap;
+        gap: 0.5rem;
+        align-items: flex-start;
+        margin-top: 0.35rem;
+      }
+      .attachment img.preview {
+        display: block;
+        max-width: min(100%, 24rem);
+        max-height: 16rem;
+        border: 1px solid var(--sb-border);
+        border-radius: 4px;
+        background: var(--sb-surface);
       }
       .order {
         width: auto;
@@ -211,6 +230,29 @@ export class SbChannelMessages extends LitElement {
       </dd>
       <dt>SHA-256</dt>
       <dd class="mono">${file.sha256}</dd>
+      <div class="actions">
+        <a
+          class="button"
+          href=${attachmentUrl(message.channel_id, file.file_id)}
+          download=${file.filename}
+          aria-label=${msg(str`Download ${file.filename}`)}
+          >${msg('Download')}</a
+        >
+      </div>
+      ${
+        // Raster images only: the server refuses to serve anything else inline, and an SVG or an
+        // HTML file is never put in an <img> or a frame here either.
+        isPreviewable(file.media_type)
+          ? html`<div class="actions">
+              <img
+                class="preview"
+                src=${attachmentUrl(message.channel_id, file.file_id, 'inline')}
+                alt=${msg(str`Preview of ${file.filename}`)}
+                loading="lazy"
+              />
+            </div>`
+          : ''
+      }
     </dl>`;
   }
 

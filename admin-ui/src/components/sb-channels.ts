@@ -95,6 +95,20 @@ export class SbChannels extends LitElement {
       a.read {
         white-space: nowrap;
       }
+      p.snippet {
+        margin: 0.3rem 0 0;
+        max-width: 36rem;
+        font-size: 0.875rem;
+        color: var(--sb-muted);
+        white-space: pre-wrap;
+        overflow-wrap: anywhere;
+      }
+      p.snippet mark {
+        background: var(--sb-highlight, #fde68a);
+        color: #1f2937;
+        border-radius: 2px;
+        padding: 0 0.1em;
+      }
       /* A phone: both tabs share the row, their labels wrap instead of scrolling away. */
       @media (max-width: 720px) {
         [role='tab'] {
@@ -301,6 +315,19 @@ export class SbChannels extends LitElement {
     </ul>`;
   }
 
+  /**
+   * The newest matching message, cut around the match. The server sends before/match/after as
+   * plain strings and each is bound as text, the match inside <mark>: message text is never
+   * parsed as markup.
+   */
+  private snippet(channel: AdminChannel) {
+    const snippet = channel.snippet;
+    if (!snippet) return '';
+    // One line: the paragraph keeps the message's own line breaks (pre-wrap), so no template ones.
+    const match = snippet.match ? html`<mark>${snippet.match}</mark>` : '';
+    return html`<p class="snippet" data-message-id=${snippet.message_id}>${snippet.before}${match}${snippet.after}</p>`;
+  }
+
   private row(channel: AdminChannel) {
     const locale = currentLocale();
     const group = channel.kind === 'group';
@@ -328,7 +355,10 @@ export class SbChannels extends LitElement {
       </td>
       ${
         this.filters.text
-          ? html`<td data-label=${msg('Matching messages')} class="num">${formatCount(channel.matching_messages ?? 0, locale)}</td>`
+          ? html`<td data-label=${msg('Matching messages')}>
+              <span class="num">${formatCount(channel.matching_messages ?? 0, locale)}</span>
+              ${this.snippet(channel)}
+            </td>`
           : ''
       }
       <td>${this.readLink(channel, title)}</td>

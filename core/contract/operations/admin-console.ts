@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { FIELD_LIMITS } from '../../lib/limits.js';
+import { PREVIEWABLE_MEDIA_TYPES } from '../../lib/media-types.js';
 import {
   AgentId,
   ChannelId,
@@ -191,9 +192,6 @@ export const listAdminChannelMessages = defineOperation({
   cli: { command: 'admin channels messages', positionals: ['channel_id'] },
   mcp: false,
 });
-
-/** Media types a browser may render inline as a preview: raster images, which cannot run script. */
-export const PREVIEWABLE_MEDIA_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'] as const;
 
 export const downloadAdminChannelFile = defineOperation({
   id: 'downloadAdminChannelFile',
