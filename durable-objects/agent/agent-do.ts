@@ -65,6 +65,7 @@ export class AgentDO extends DurableObject<Env> {
       });
     this.rejections = new RejectionLog(
       this.db,
+      // A microtask later: the refusal is answered first, the write never delays it.
       (write) => ctx.waitUntil(Promise.resolve().then(() => write())),
       (at) => ctx.waitUntil(this.alarms.noLaterThan(at)),
     );

@@ -154,6 +154,11 @@ describe('key status and the agent page', () => {
     await page.getByText('Clé valide').waitFor();
     await page.getByText('Adresse non autorisée pour son hôte').waitFor();
     await screenshot(page, 'agent-page-fr');
+    // On a phone the tables become cards: nothing wider than the screen.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.getByText('Clé valide').waitFor();
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await screenshot(page, 'agent-page-phone');
     expect(errors).toEqual([]);
     await context.close();
   });
