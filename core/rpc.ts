@@ -6,6 +6,7 @@
 import type { z } from '@hono/zod-openapi';
 import type { Agent, Host, Message } from './contract/models.js';
 import type { AdminSession, CleanupStatus } from './contract/operations/admin.js';
+import type { AgentRejection } from './contract/operations/admin-agent.js';
 import type { AdminGroup } from './contract/operations/groups.js';
 import type { DirectoryEntry } from './contract/operations/identity.js';
 import type { ChannelListEntry, Claim } from './contract/operations/messaging.js';
@@ -22,6 +23,9 @@ export type DirectoryEntryView = z.infer<typeof DirectoryEntry>;
 
 /** A live administrator session: the wire model plus the keyed hash of its token, to end it on logout. */
 export type SessionView = z.infer<typeof AdminSession> & { sessionHash: string };
+
+/** A refused request naming an agent, as its AgentDO keeps it (the wire model). */
+export type RejectionView = z.infer<typeof AgentRejection>;
 
 // Retention (durable-objects/retention): the cleanup status is the wire model itself.
 

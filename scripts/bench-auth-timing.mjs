@@ -83,6 +83,8 @@ Unknown agent vs wrong secret: p50 differs by ${f(Math.abs(unknown.p50 - wrong.p
 Both are refused by the worker alone (the key's tag, core/lib/api-key.ts), with no Durable Object
 call; before the fix (issue 10's measurement) an unknown ID cost ~13 ms (it created that agent's Durable Object) and a wrong
 secret ~5 ms.
+A wrong secret naming an existing agent is also logged for the console's agent page, after the answer
+(worker/lib/refused-keys.ts: the registry is asked in the background, sampled per isolate); these rows include it.
 `;
 writeSection(values.out, SECTION, section);
 console.log(section);

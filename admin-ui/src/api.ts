@@ -112,6 +112,8 @@ export async function call<K extends ConsoleOperation>(id: K, options: CallOptio
 
 export type Host = ResponseOf<'listHosts'>['hosts'][number];
 export type Agent = ResponseOf<'listAgents'>['agents'][number];
+export type AgentDetail = ResponseOf<'getAdminAgent'>;
+export type AgentRejection = ResponseOf<'listAgentRejections'>['rejections'][number];
 export type AdminGroup = ResponseOf<'adminListGroups'>['groups'][number];
 export type AdminChannel = ResponseOf<'listAdminChannels'>['channels'][number];
 export type AdminMessage = ResponseOf<'listAdminChannelMessages'>['messages'][number];

@@ -3,6 +3,7 @@
  * the whole declaration; worker/handlers must then implement it (the type checker insists).
  */
 import * as admin from './operations/admin.js';
+import * as adminAgent from './operations/admin-agent.js';
 import * as adminConsole from './operations/admin-console.js';
 import * as files from './operations/files.js';
 import * as groups from './operations/groups.js';
@@ -20,6 +21,7 @@ function pickOperations<T extends Record<string, unknown>>(module: T) {
 export const operations = {
   ...pickOperations(identity),
   ...pickOperations(admin),
+  ...pickOperations(adminAgent),
   ...pickOperations(adminConsole),
   ...pickOperations(messaging),
   ...pickOperations(files),

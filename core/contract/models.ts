@@ -116,6 +116,25 @@ export const Agent = z
     enabled: z.boolean(),
     last_access_at: NullableTimestamp,
     created_at: Timestamp,
+    key_status: z.enum(['active', 'revoked', 'none']).openapi({
+      description:
+        'active: the agent has a working API key (it still needs to be enabled and call from its host); ' +
+        'revoked: an administrator revoked it; none: no key is stored.',
+    }),
+    key_prefix: z
+      .string()
+      .nullable()
+      .openapi({
+        description:
+          'The visible start of the active key (`sbk_<agent id>.` and 4 characters), to tell keys apart; ' +
+          'null without an active key or for a key issued before prefixes were kept. Never the secret.',
+        example: 'sbk_agt_7fq2cd.Qx3v',
+      }),
+    key_issued_at: NullableTimestamp.openapi({ description: 'When the active key was issued (null if unknown).' }),
+    key_revoked_at: NullableTimestamp.openapi({ description: 'When the key was revoked (key_status revoked).' }),
+    last_access_address: z.string().nullable().openapi({
+      description: 'The source address of the last authenticated request, recorded with last_access_at.',
+    }),
   })
   .openapi('Agent');
 

@@ -73,6 +73,19 @@ export async function hasValidTag(pepper: string, parsed: ParsedKey | null): Pro
   return secret !== null && equal;
 }
 
+/** Characters of the secret shown in a key's prefix: 24 of its 128 random bits, enough to tell keys apart. */
+const PREFIX_SECRET_CHARS = 4;
+
+/**
+ * The visible start of a key, `sbk_<agent id>.` and the first characters of its random part: what
+ * the console shows so an administrator can tell the current key from an old one a client still
+ * uses. The rest (and the tag) is never stored or shown.
+ */
+export function keyPrefix(key: string): string {
+  const parsed = parseApiKey(key);
+  return parsed ? `sbk_${parsed.agentId}.${parsed.secret.slice(0, PREFIX_SECRET_CHARS)}` : '';
+}
+
 /** What the registry stores and the agent's object compares: the keyed hash of the whole key. */
 export async function storedKeyHash(pepper: string, key: string, tagged: boolean): Promise<string> {
   const hash = await keyedHash(pepper, key);

@@ -4,10 +4,12 @@ import type { ChannelKind } from '../../core/domain/ids.js';
 import type { AuthedAgent } from '../../core/domain/principals.js';
 import type { Env } from '../../core/env.js';
 import { digestsEqual } from '../../core/lib/crypto.js';
+import type { RejectionView } from '../../core/rpc.js';
 import migrations from '../../migrations/agent/migrations.js';
 import { AlarmScheduler } from '../shared/alarm-scheduler.js';
 import { openDatabase } from '../shared/database.js';
 import * as inbox from './inbox-index.js';
+import { RejectionLog, type RejectionReason } from './rejections.js';
 import * as schema from './schema.js';
 
 export type AuthResult =
@@ -44,16 +46,29 @@ export class AgentDO extends DurableObject<Env> {
   private readonly alarms: AlarmScheduler;
   private account: typeof schema.account.$inferSelect | null = null;
   private lastAccessMs = 0;
+  /** The source address of the access at lastAccessMs, reported with it. */
+  private lastAccessIp = '';
   private lastFlushedMs = 0;
   private flushedAccessMs = 0;
   private flushScheduled = false;
+  private readonly rejections: RejectionLog;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.db = openDatabase(ctx, schema, migrations);
-    this.alarms = new AlarmScheduler(ctx, () => Date.now(), 'agent').register('last-access', {
-      run: () => this.flushAccess(),
-    });
+    this.alarms = new AlarmScheduler(ctx, () => Date.now(), 'agent')
+      .register('last-access', {
+        run: () => this.flushAccess(),
+      })
+      .register('rejections', {
+        run: async () => this.rejections.flush(Date.now()),
+      });
+    this.rejections = new RejectionLog(
+      this.db,
+      // A microtask later: the refusal is answered first, the write never delays it.
+      (write) => ctx.waitUntil(Promise.resolve().then(() => write())),
+      (at) => ctx.waitUntil(this.alarms.noLaterThan(at)),
+    );
     void ctx.blockConcurrencyWhile(async () => {
       this.account = this.db.select().from(schema.account).get() ?? null;
     });
@@ -66,11 +81,17 @@ export class AgentDO extends DurableObject<Env> {
    */
   async authenticate(keyHash: string, clientIp: string, channelIds: string[] = []): Promise<AuthResult> {
     const account = this.account;
-    if (!account?.enabled || !account.keyHash || !digestsEqual(account.keyHash, keyHash)) {
+    const keyMatches = !!account?.keyHash && digestsEqual(account.keyHash, keyHash);
+    if (!account?.enabled || !keyMatches) {
+      if (account)
+        this.noteRejection(keyMatches ? 'agent_disabled' : account.keyHash ? 'wrong_key' : 'key_revoked', clientIp);
       return { status: 'unauthenticated' };
     }
-    if (!account.addresses.includes(clientIp)) return { status: 'source_ip_denied' };
-    this.noteAccess();
+    if (!account.addresses.includes(clientIp)) {
+      this.noteRejection('wrong_address', clientIp);
+      return { status: 'source_ip_denied' };
+    }
+    this.noteAccess(clientIp);
     return {
       status: 'ok',
       agent: {
@@ -127,6 +148,28 @@ export class AgentDO extends DurableObject<Env> {
     return inbox.everyChannel(this.db);
   }
 
+  // Refused requests (rejections.ts)
+
+  /**
+   * A refusal the worker decided itself (a key without this server's tag that names this agent).
+   * The worker calls this only after the registry confirmed the agent exists, so no object is
+   * created for an agent ID someone made up.
+   */
+  async noteRefusedKey(clientIp: string): Promise<void> {
+    this.noteRejection('wrong_key', clientIp);
+  }
+
+  /** Newest first; for the console's agent page. */
+  async listRejections(): Promise<RejectionView[]> {
+    return this.rejections.list(Date.now());
+  }
+
+  /** Counted in memory, written at most once per window (rejections.ts); never for a deleted agent. */
+  private noteRejection(reason: RejectionReason, clientIp: string): void {
+    if (!this.account || this.account.version === RETIRED_VERSION) return;
+    this.rejections.note(reason, clientIp, Date.now());
+  }
+
   // Inbox index (written by channels' outboxes, read by polls)
 
   async noteChannels(notes: inbox.ChannelNote[]): Promise<void> {
@@ -160,9 +203,10 @@ export class AgentDO extends DurableObject<Env> {
    * access at once, the latest one of a busy window by alarm), so an agent polling every second
    * costs one registry write a minute, not one per request.
    */
-  private noteAccess(): void {
+  private noteAccess(clientIp: string): void {
     const now = Date.now();
     this.lastAccessMs = now;
+    this.lastAccessIp = clientIp;
     if (now - this.lastFlushedMs >= LAST_ACCESS_FLUSH_MS) {
       this.ctx.waitUntil(this.flushAccess());
     } else if (!this.flushScheduled) {
@@ -174,10 +218,11 @@ export class AgentDO extends DurableObject<Env> {
   private async flushAccess(): Promise<void> {
     if (!this.account || this.lastAccessMs <= this.flushedAccessMs) return;
     const at = this.lastAccessMs;
+    const address = this.lastAccessIp;
     this.lastFlushedMs = Date.now();
     const registry = this.env.REGISTRY.get(this.env.REGISTRY.idFromName('registry'));
     try {
-      await registry.recordAccess(this.account.agentId, new Date(at).toISOString());
+      await registry.recordAccess(this.account.agentId, new Date(at).toISOString(), address);
       this.flushedAccessMs = Math.max(this.flushedAccessMs, at);
     } catch {
       this.lastFlushedMs = 0; // try again on the next request

@@ -1,4 +1,4 @@
-import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 
 /** The agent's credentials and allowlist: a copy the registry keeps in sync (see sync()). */
 export const account = sqliteTable('account', {
@@ -52,4 +52,21 @@ export const groupMemberships = sqliteTable(
     lastGen: integer('last_gen').notNull().default(0),
   },
   (t) => [index('group_memberships_state').on(t.state)],
+);
+
+/**
+ * Recent refused requests that named this agent (rejections.ts): one row per reason and source
+ * address, newest kept, at most REJECTION_ROWS. Never a key or any part of one.
+ */
+export const rejections = sqliteTable(
+  'rejections',
+  {
+    reason: text('reason').$type<'wrong_key' | 'key_revoked' | 'agent_disabled' | 'wrong_address'>().notNull(),
+    address: text('address').notNull(),
+    firstAt: integer('first_at').notNull(),
+    lastAt: integer('last_at').notNull(),
+    /** Refusals counted for this row (a lower bound: the worker samples refused keys it checks itself). */
+    count: integer('count').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.reason, t.address] }), index('rejections_last').on(t.lastAt)],
 );

@@ -7,7 +7,7 @@ import { and, asc, eq, gt, inArray, isNotNull, lt, notLike, or, type SQL, sql } 
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import { ApiError } from '../../core/contract/errors.js';
 import type { Env } from '../../core/env.js';
-import { issueApiKey, pepperOf, TAGGED_HASH_PREFIX } from '../../core/lib/api-key.js';
+import { issueApiKey, keyPrefix, pepperOf, TAGGED_HASH_PREFIX } from '../../core/lib/api-key.js';
 import { newId } from '../../core/lib/crypto.js';
 import { decodeCursor, encodeCursor } from '../../core/lib/cursor.js';
 import { canonicalIp } from '../../core/lib/ip.js';
@@ -38,6 +38,11 @@ function agentView(row: typeof schema.agents.$inferSelect): AgentView {
     enabled: row.enabled,
     last_access_at: row.lastAccessAt,
     created_at: row.createdAt,
+    key_status: row.keyHash ? 'active' : row.keyRevokedAt ? 'revoked' : 'none',
+    key_prefix: row.keyHash ? row.keyPrefix : null,
+    key_issued_at: row.keyHash ? row.keyIssuedAt : null,
+    key_revoked_at: row.keyHash ? null : row.keyRevokedAt,
+    last_access_address: row.lastAccessAddress,
   };
 }
 
@@ -216,6 +221,7 @@ export class HostsAndAgents {
     this.requireUniqueName(input.host_id, input.name);
     const agentId = newId('agt_');
     const { key: apiKey, hash: keyHash } = await issueApiKey(agentId, pepperOf(this.env));
+    const now = iso(Date.now());
     const row = {
       agentId,
       name: input.name,
@@ -224,8 +230,12 @@ export class HostsAndAgents {
       hostId: input.host_id,
       enabled: input.enabled ?? true,
       keyHash,
-      createdAt: iso(Date.now()),
+      keyPrefix: keyPrefix(apiKey),
+      keyIssuedAt: now,
+      keyRevokedAt: null,
+      createdAt: now,
       lastAccessAt: null,
+      lastAccessAddress: null,
       version: 1,
     };
     this.db.transaction((tx) => {
@@ -267,7 +277,13 @@ export class HostsAndAgents {
     const { key: apiKey, hash: keyHash } = await issueApiKey(agentId, pepperOf(this.env));
     this.db.transaction((tx) => {
       tx.update(schema.agents)
-        .set({ keyHash, version: existing.version + 1 })
+        .set({
+          keyHash,
+          keyPrefix: keyPrefix(apiKey),
+          keyIssuedAt: iso(Date.now()),
+          keyRevokedAt: null,
+          version: existing.version + 1,
+        })
         .where(eq(schema.agents.agentId, agentId))
         .run();
       this.outbox.mark(tx, agentId);
@@ -290,7 +306,13 @@ export class HostsAndAgents {
     const existing = this.requireAgent(agentId);
     this.db.transaction((tx) => {
       tx.update(schema.agents)
-        .set({ keyHash: null, version: existing.version + 1 })
+        .set({
+          keyHash: null,
+          keyPrefix: null,
+          keyIssuedAt: null,
+          keyRevokedAt: iso(Date.now()),
+          version: existing.version + 1,
+        })
         .where(eq(schema.agents.agentId, agentId))
         .run();
       this.outbox.mark(tx, agentId);
@@ -298,11 +320,14 @@ export class HostsAndAgents {
     await this.pushChanges();
   }
 
-  /** Last access reported by an AgentDO (coalesced there); only ever moves forward. */
-  async recordAccess(agentId: string, at: string): Promise<void> {
+  /**
+   * Last access (and its source address) reported by an AgentDO (coalesced there); only ever moves
+   * forward. `address` is optional for an object still running code from before it was reported.
+   */
+  async recordAccess(agentId: string, at: string, address?: string): Promise<void> {
     this.db
       .update(schema.agents)
-      .set({ lastAccessAt: at })
+      .set(address === undefined ? { lastAccessAt: at } : { lastAccessAt: at, lastAccessAddress: address })
       .where(
         and(
           eq(schema.agents.agentId, agentId),

@@ -135,9 +135,9 @@ export class RegistryDO extends DurableObject<Env> {
     await this.finishDeletions();
   }
 
-  /** Last access reported by an AgentDO (coalesced there); only ever moves forward. */
-  recordAccess(agentId: string, at: string): Promise<void> {
-    return this.hostsAndAgents.recordAccess(agentId, at);
+  /** Last access and its address, reported by an AgentDO (coalesced there); only ever moves forward. */
+  recordAccess(agentId: string, at: string, address?: string): Promise<void> {
+    return this.hostsAndAgents.recordAccess(agentId, at, address);
   }
 
   directory(

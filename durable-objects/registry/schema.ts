@@ -22,8 +22,15 @@ export const agents = sqliteTable(
       .references(() => hosts.hostId),
     enabled: integer('enabled', { mode: 'boolean' }).notNull(),
     keyHash: text('key_hash'),
+    /** The visible, non-secret start of the active key (api-key.ts keyPrefix); null without one. */
+    keyPrefix: text('key_prefix'),
+    keyIssuedAt: text('key_issued_at'),
+    /** Set when an administrator revokes the key, so the console can say "revoked", not "none". */
+    keyRevokedAt: text('key_revoked_at'),
     createdAt: text('created_at').notNull(),
     lastAccessAt: text('last_access_at'),
+    /** Source address of the access recorded in last_access_at (reported with it by the AgentDO). */
+    lastAccessAddress: text('last_access_address'),
     /** Bumped on every change that the agent's own Durable Object must learn. */
     version: integer('version').notNull().default(1),
   },

@@ -245,7 +245,8 @@ async function visibleState(): Promise<unknown> {
   };
   const admin = { cookie };
   const agents = ((await get('/admin/agents?limit=200', admin)).agents ?? []).map(
-    ({ last_access_at: _, ...agent }: Record<string, unknown>) => agent,
+    // Accepted requests move last access (and the address it came from); that is not a change.
+    ({ last_access_at: _, last_access_address: __, ...agent }: Record<string, unknown>) => agent,
   );
   const byAgent: Record<string, unknown> = {};
   for (const actor of ['a', 'b', 'c'] as const) {

@@ -107,6 +107,20 @@ describe('admin commands', () => {
     const fresh = await runCli(['me'], { env: { ...env(), SWITCHBOARD_API_KEY: newKey } });
     expect(fresh.json.agent_id).toBe(agentId);
 
+    // The agent page from the command line: the new key's status, and the refusals above.
+    const seen = await runCli(['admin', 'agents', 'get', agentId], { env: env() });
+    expect(seen.code, seen.stderr).toBe(EXIT.ok);
+    expect(seen.json.agent).toMatchObject({
+      key_status: 'active',
+      key_prefix: newKey.slice(0, newKey.indexOf('.') + 5),
+    });
+    expect(seen.json.inbox).toEqual({ unread: 0, claimable: 0, leased: 0 });
+    const refused = await runCli(['admin', 'agents', 'rejections', agentId], { env: env() });
+    expect(refused.code, refused.stderr).toBe(EXIT.ok);
+    const reasons = refused.json.rejections.map((r: { reason: string }) => r.reason);
+    expect(reasons).toEqual(expect.arrayContaining(['agent_disabled', 'wrong_key']));
+    expect(refused.stdout).not.toContain(key.slice(key.indexOf('.') + 1));
+
     const settings = await runCli(['admin', 'settings', 'set', '--claim-seconds', '120'], { env: env() });
     expect(settings.code, settings.stderr).toBe(EXIT.ok);
     expect(settings.json.settings.claim_seconds).toBe(120);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildPath, buildQuery } from '../../admin-ui/src/api.js';
-import { PAGES, parseRoute, pathFor } from '../../admin-ui/src/lib/route.js';
+import { agentPath, PAGES, parseRoute, pathFor } from '../../admin-ui/src/lib/route.js';
 
 describe('console routes', () => {
   it('reads the launcher one-time link with the token in the fragment', () => {
@@ -18,6 +18,12 @@ describe('console routes', () => {
   it('carries a channel id in the path, escaped', () => {
     expect(pathFor('channels', 'dm_a/b')).toBe('/channels/dm_a%2Fb');
     expect(parseRoute('/channels/dm_a%2Fb', '')).toEqual({ kind: 'page', page: 'channels', channelId: 'dm_a/b' });
+  });
+
+  it('carries an agent id in the path, escaped, under the Agents page', () => {
+    expect(agentPath('agt_a/b')).toBe('/agents/agt_a%2Fb');
+    expect(parseRoute('/agents/agt_a%2Fb', '')).toEqual({ kind: 'page', page: 'agents', agentId: 'agt_a/b' });
+    expect(parseRoute('/agents', '')).toEqual({ kind: 'page', page: 'agents' });
   });
 });
 

@@ -1,4 +1,5 @@
 import * as admin from './admin.js';
+import * as adminAgent from './admin-agent.js';
 import * as adminChannels from './admin-channels.js';
 import * as adminConsole from './admin-console.js';
 import { downloadAdminChannelFileHandler } from './admin-files.js';
@@ -33,6 +34,8 @@ export const handlers: HandlerMap = {
   regenerateAgentKey: admin.regenerateAgentKeyHandler,
   revokeAgentKey: admin.revokeAgentKeyHandler,
   deleteAgent: admin.deleteAgentHandler,
+  getAdminAgent: adminAgent.getAdminAgentHandler,
+  listAgentRejections: adminAgent.listAgentRejectionsHandler,
   getSettings: admin.getSettingsHandler,
   updateSettings: admin.updateSettingsHandler,
   getCleanup: admin.getCleanupHandler,

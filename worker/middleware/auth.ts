@@ -8,6 +8,7 @@ import { keyedHash } from '../../core/lib/crypto.js';
 import { registry } from '../../core/lib/settings-cache.js';
 import type { AppEnv } from '../handlers/types.js';
 import { legacyKeyAgents } from '../lib/legacy-keys.js';
+import { noteRefusedKey } from '../lib/refused-keys.js';
 
 export const SESSION_COOKIE = 'switchboard_session';
 
@@ -43,7 +44,10 @@ export const requireAgent = createMiddleware<AppEnv>(async (c, next) => {
   const tagged = await hasValidTag(pepper, parsed);
   // Looked up for every untagged key, known agent or not, so that both cost the same.
   const legacy = !tagged && (await legacyKeyAgents(c.env)).has(parsed?.agentId ?? '');
-  if (!parsed || !(tagged || legacy)) throw new ApiError('unauthenticated', UNAUTHENTICATED);
+  if (!parsed || !(tagged || legacy)) {
+    if (parsed) noteRefusedKey(c.env, (work) => c.executionCtx.waitUntil(work), parsed.agentId, c.get('clientIp'));
+    throw new ApiError('unauthenticated', UNAUTHENTICATED);
+  }
   const keyHash = await storedKeyHash(pepper, parsed.key, tagged);
   const stub = c.env.AGENT.get(c.env.AGENT.idFromName(parsed.agentId));
   const channelIds = namedChannels(c);

@@ -4,6 +4,8 @@ import { customElement, query, state } from 'lit/decorators.js';
 import { type Agent, call, type Host, listAllAgents, listAllHosts } from '../api.js';
 import { failureText } from '../failure-text.js';
 import { formatTime } from '../lib/format.js';
+import { followLink } from '../lib/navigate.js';
+import { agentPath } from '../lib/route.js';
 import { currentLocale } from '../localization.js';
 import { shared } from '../styles/shared.js';
 import type { KeyIssued, SbAgentDialog } from './sb-agent-dialog.js';
@@ -12,6 +14,7 @@ import type { SbKeyDialog } from './sb-key-dialog.js';
 import './sb-agent-dialog.js';
 import './sb-confirm.js';
 import './sb-key-dialog.js';
+import './sb-key-status.js';
 
 /** Agent accounts: create, edit, disable or enable, regenerate and revoke keys (REQ-03, REQ-09). */
 @localized()
@@ -79,17 +82,21 @@ export class SbAgents extends LitElement {
   }
 
   private async regenerate(agent: Agent): Promise<void> {
-    const ok = await this.confirm.ask({
-      heading: msg('Issue a new key'),
-      text: msg(str`Issue a new API key for ${agent.name}? The current key stops working at once.`),
-      confirmLabel: msg('Issue new key'),
-      danger: true,
-    });
+    // Without a working key there is nothing to replace, so nothing to confirm.
+    const ok =
+      agent.key_status !== 'active' ||
+      (await this.confirm.ask({
+        heading: msg('Issue a new key'),
+        text: msg(str`Issue a new API key for ${agent.name}? The current key stops working at once.`),
+        confirmLabel: msg('Issue new key'),
+        danger: true,
+      }));
     if (!ok) return;
     try {
       const { api_key } = await call('regenerateAgentKey', { params: { agent_id: agent.agent_id } });
       this.notice = msg(str`Issued a new key for ${agent.name}.`);
       this.error = '';
+      await this.load();
       await this.keyDialog.showKey(agent.name, api_key);
     } catch (error) {
       this.error = failureText(error);
@@ -129,12 +136,20 @@ export class SbAgents extends LitElement {
   private row(agent: Agent) {
     const locale = currentLocale();
     return html`<tr data-agent-id=${agent.agent_id}>
-      <td data-label=${msg('Name')}><strong class="mono">${agent.name}</strong></td>
+      <td data-label=${msg('Name')}>
+        <a
+          class="mono"
+          href=${agentPath(agent.agent_id)}
+          @click=${(e: MouseEvent) => followLink(e, agentPath(agent.agent_id))}
+          ><strong>${agent.name}</strong></a
+        >
+      </td>
       <td data-label=${msg('Display name')}>${agent.display_name}</td>
       <td data-label=${msg('Host')}>${this.hostName(agent.host_id)}</td>
       <td data-label=${msg('Status')}>
         ${agent.enabled ? html`<span class="badge ok">${msg('Enabled')}</span>` : html`<span class="badge off">${msg('Disabled')}</span>`}
       </td>
+      <td data-label=${msg('API key')}><sb-key-status .agent=${agent}></sb-key-status></td>
       <td data-label=${msg('Last access')}>${agent.last_access_at ? formatTime(agent.last_access_at, locale) : msg('Never')}</td>
       <td>
         <div class="actions">
@@ -150,12 +165,18 @@ export class SbAgents extends LitElement {
                   ${msg('Enable')}
                 </button>`
           }
-          <button type="button" @click=${() => this.regenerate(agent)} aria-label=${msg(str`Issue a new key for ${agent.name}`)}>
-            ${msg('New key')}
-          </button>
-          <button type="button" class="danger" @click=${() => this.revoke(agent)} aria-label=${msg(str`Revoke the key of ${agent.name}`)}>
-            ${msg('Revoke key')}
-          </button>
+          ${
+            agent.key_status === 'active'
+              ? html`<button type="button" @click=${() => this.regenerate(agent)} aria-label=${msg(str`Issue a new key for ${agent.name}`)}>
+                    ${msg('New key')}
+                  </button>
+                  <button type="button" class="danger" @click=${() => this.revoke(agent)} aria-label=${msg(str`Revoke the key of ${agent.name}`)}>
+                    ${msg('Revoke key')}
+                  </button>`
+              : html`<button type="button" @click=${() => this.regenerate(agent)} aria-label=${msg(str`Issue a key for ${agent.name}`)}>
+                  ${msg('Issue key')}
+                </button>`
+          }
           <button type="button" class="danger" @click=${() => this.deleteAgent(agent)} aria-label=${msg(str`Delete agent ${agent.name}`)}>
             ${msg('Delete')}
           </button>
@@ -194,6 +215,7 @@ export class SbAgents extends LitElement {
                   <th scope="col">${msg('Display name')}</th>
                   <th scope="col">${msg('Host')}</th>
                   <th scope="col">${msg('Status')}</th>
+                  <th scope="col">${msg('API key')}</th>
                   <th scope="col">${msg('Last access')}</th>
                   <th scope="col"><span class="visually-hidden">${msg('Actions')}</span></th>
                 </tr>

@@ -7,6 +7,7 @@ import { failureText } from '../failure-text.js';
 import { icons } from '../icons.js';
 import { type Page, parseRoute, pathFor, type Route } from '../lib/route.js';
 import { shared } from '../styles/shared.js';
+import './sb-agent-page.js';
 import './sb-agents.js';
 import './sb-channel-messages.js';
 import './sb-channels.js';
@@ -260,8 +261,12 @@ export class SbApp extends LitElement {
     switch (this.currentPage()) {
       case 'hosts':
         return html`<sb-hosts></sb-hosts>`;
-      case 'agents':
-        return html`<sb-agents></sb-agents>`;
+      case 'agents': {
+        const agentId = this.route.kind === 'page' ? this.route.agentId : undefined;
+        return agentId
+          ? keyed(agentId, html`<sb-agent-page agent-id=${agentId}></sb-agent-page>`)
+          : html`<sb-agents></sb-agents>`;
+      }
       case 'channels': {
         const channelId = this.route.kind === 'page' ? this.route.channelId : undefined;
         // Keyed: another channel is another view, loaded afresh.

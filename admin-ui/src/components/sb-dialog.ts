@@ -56,6 +56,11 @@ export class SbDialog extends LitElement {
   ];
 
   @property() heading = '';
+  /**
+   * Escape does not close the dialog; it raises `sb-close-request` instead, for a dialog that
+   * must ask first (the new-key dialog: the key is shown only once).
+   */
+  @property({ type: Boolean }) guarded = false;
   @query('dialog') private dialog!: HTMLDialogElement;
   private opener: HTMLElement | null = null;
 
@@ -77,6 +82,19 @@ export class SbDialog extends LitElement {
     if (this.dialog.open) this.dialog.close();
   }
 
+  /** Escape's keydown is stopped before it becomes a close request (Chromium may not let `cancel` be refused twice). */
+  private onKeydown(event: KeyboardEvent): void {
+    if (!this.guarded || event.key !== 'Escape') return;
+    event.preventDefault();
+    this.dispatchEvent(new Event('sb-close-request'));
+  }
+
+  private onCancel(event: Event): void {
+    if (!this.guarded) return;
+    event.preventDefault();
+    this.dispatchEvent(new Event('sb-close-request'));
+  }
+
   private onClose(): void {
     const opener = this.opener;
     this.opener = null;
@@ -85,7 +103,7 @@ export class SbDialog extends LitElement {
   }
 
   override render() {
-    return html`<dialog aria-labelledby="heading" @close=${this.onClose}>
+    return html`<dialog aria-labelledby="heading" @close=${this.onClose} @cancel=${this.onCancel} @keydown=${this.onKeydown}>
       <header>
         <h2 id="heading">${this.heading}</h2>
         <button class="close" type="button" aria-label=${msg('Close')} @click=${this.close}>${icons.close}</button>

@@ -2,7 +2,9 @@
 export const PAGES = ['overview', 'hosts', 'agents', 'channels', 'groups', 'cleanup', 'settings'] as const;
 export type Page = (typeof PAGES)[number];
 
-export type Route = { kind: 'page'; page: Page; channelId?: string } | { kind: 'setup'; token: string | null };
+export type Route =
+  | { kind: 'page'; page: Page; channelId?: string; agentId?: string }
+  | { kind: 'setup'; token: string | null };
 
 /**
  * Reads the location. The launcher's one-time link is `/setup#token=…`: the token sits in the
@@ -16,6 +18,7 @@ export function parseRoute(pathname: string, hash: string): Route {
     return { kind: 'setup', token: token || null };
   }
   if (first === 'channels' && second) return { kind: 'page', page: 'channels', channelId: decodeURIComponent(second) };
+  if (first === 'agents' && second) return { kind: 'page', page: 'agents', agentId: decodeURIComponent(second) };
   const page = PAGES.find((p) => p === first);
   return { kind: 'page', page: page ?? 'overview' };
 }
@@ -23,4 +26,9 @@ export function parseRoute(pathname: string, hash: string): Route {
 export function pathFor(page: Page, channelId?: string): string {
   if (page === 'channels' && channelId) return `/channels/${encodeURIComponent(channelId)}`;
   return page === 'overview' ? '/' : `/${page}`;
+}
+
+/** One agent's page (sb-agent-page), under the Agents list. */
+export function agentPath(agentId: string): string {
+  return `/agents/${encodeURIComponent(agentId)}`;
 }

@@ -1,0 +1,106 @@
+/**
+ * Recent refused requests that named this agent: wrong or revoked key, disabled account, wrong
+ * source address. The console shows them on the agent's page so a misconfigured client is
+ * diagnosed without server logs.
+ *
+ * A flood of bad requests must not cost a write each: refusals are counted in memory and written
+ * at most once per REJECTION_WRITE_MS (the first one of a quiet period at once, the rest by the
+ * alarm), merged into one row per (reason, address), and only the newest REJECTION_ROWS rows are
+ * kept. Nothing of the presented key is ever kept, only the reason, the address and the times.
+ */
+import { desc, sql } from 'drizzle-orm';
+import type { DrizzleSqliteDODatabase } from 'drizzle-orm/durable-sqlite';
+import type { RejectionView } from '../../core/rpc.js';
+import * as schema from './schema.js';
+
+type Db = DrizzleSqliteDODatabase<typeof schema>;
+export type RejectionReason = RejectionView['reason'];
+
+export const REJECTION_WRITE_MS = 10_000;
+export const REJECTION_ROWS = 50;
+/** Distinct (reason, address) pairs held in memory between writes; more in one window are dropped. */
+const PENDING_MAX = REJECTION_ROWS;
+
+interface Pending {
+  reason: RejectionReason;
+  address: string;
+  firstAt: number;
+  lastAt: number;
+  count: number;
+}
+
+export class RejectionLog {
+  private readonly pending = new Map<string, Pending>();
+  private lastWriteMs = 0;
+  private writeScheduled = false;
+
+  constructor(
+    private readonly db: Db,
+    /** Runs the write after the current answer (ctx.waitUntil); the window is enforced here. */
+    private readonly soon: (write: () => void) => void,
+    /** Asks for an alarm no later than `at`, whose run calls flush(). */
+    private readonly alarmAt: (at: number) => void,
+  ) {}
+
+  note(reason: RejectionReason, address: string, now: number): void {
+    const key = `${reason}\u0000${address}`;
+    const entry = this.pending.get(key);
+    if (entry) {
+      entry.count++;
+      entry.lastAt = now;
+    } else if (this.pending.size < PENDING_MAX) {
+      this.pending.set(key, { reason, address, firstAt: now, lastAt: now, count: 1 });
+    }
+    if (this.writeScheduled) return;
+    this.writeScheduled = true;
+    if (now - this.lastWriteMs >= REJECTION_WRITE_MS) this.soon(() => this.flush(now));
+    else this.alarmAt(this.lastWriteMs + REJECTION_WRITE_MS);
+  }
+
+  /** Writes what is counted in memory (one transaction) and trims the table to the newest rows. */
+  flush(now: number): void {
+    this.writeScheduled = false;
+    if (this.pending.size === 0) return;
+    const entries = [...this.pending.values()];
+    this.pending.clear();
+    this.lastWriteMs = now;
+    const { rejections } = schema;
+    this.db.transaction((tx) => {
+      for (const e of entries) {
+        tx.insert(rejections)
+          .values(e)
+          .onConflictDoUpdate({
+            target: [rejections.reason, rejections.address],
+            set: { lastAt: e.lastAt, count: sql`${rejections.count} + ${e.count}` },
+          })
+          .run();
+      }
+      const keep = tx
+        .select({ lastAt: rejections.lastAt })
+        .from(rejections)
+        .orderBy(desc(rejections.lastAt))
+        .limit(1)
+        .offset(REJECTION_ROWS - 1)
+        .get();
+      if (keep) tx.delete(rejections).where(sql`${rejections.lastAt} < ${keep.lastAt}`).run();
+    });
+  }
+
+  /** Newest first, with what is still counted in memory written first. */
+  list(now: number): RejectionView[] {
+    this.flush(now);
+    return this.db
+      .select()
+      .from(schema.rejections)
+      .orderBy(desc(schema.rejections.lastAt))
+      .limit(REJECTION_ROWS)
+      .all()
+      .map((row) => ({
+        reason: row.reason,
+        address: row.address,
+        count: row.count,
+        first_at: new Date(row.firstAt).toISOString(),
+        last_at: new Date(row.lastAt).toISOString(),
+      }));
+  }
+}
