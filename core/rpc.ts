@@ -6,6 +6,7 @@
 import type { z } from '@hono/zod-openapi';
 import type { Agent, Host, Message } from './contract/models.js';
 import type { AdminSession, CleanupStatus } from './contract/operations/admin.js';
+import type { AdminAccount, AdminSessionInfo, AuditEntry } from './contract/operations/admins.js';
 import type { AdminGroup } from './contract/operations/groups.js';
 import type { DirectoryEntry } from './contract/operations/identity.js';
 import type { ChannelListEntry, Claim } from './contract/operations/messaging.js';
@@ -22,6 +23,11 @@ export type DirectoryEntryView = z.infer<typeof DirectoryEntry>;
 
 /** A live administrator session: the wire model plus the keyed hash of its token, to end it on logout. */
 export type SessionView = z.infer<typeof AdminSession> & { sessionHash: string };
+
+/** Administrator accounts, their sessions and the audit log are the wire models themselves. */
+export type AdminAccountView = z.infer<typeof AdminAccount>;
+export type AdminSessionInfoView = z.infer<typeof AdminSessionInfo>;
+export type AuditEntryView = z.infer<typeof AuditEntry>;
 
 // Retention (durable-objects/retention): the cleanup status is the wire model itself.
 

@@ -4,6 +4,7 @@
  */
 import * as admin from './operations/admin.js';
 import * as adminConsole from './operations/admin-console.js';
+import * as admins from './operations/admins.js';
 import * as files from './operations/files.js';
 import * as groups from './operations/groups.js';
 import * as identity from './operations/identity.js';
@@ -21,6 +22,7 @@ export const operations = {
   ...pickOperations(identity),
   ...pickOperations(admin),
   ...pickOperations(adminConsole),
+  ...pickOperations(admins),
   ...pickOperations(messaging),
   ...pickOperations(files),
   ...pickOperations(groups),

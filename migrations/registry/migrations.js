@@ -2,6 +2,7 @@ import m0000 from './0000_init.sql';
 import m0001 from './0001_throttle.sql';
 import m0002 from './0002_agent_description.sql';
 import m0003 from './0003_agent_deletions.sql';
+import m0004 from './0004_admins_audit.sql';
 import journal from './meta/_journal.json';
 
 export default {
@@ -11,5 +12,6 @@ export default {
     m0001,
     m0002,
     m0003,
+    m0004,
   },
 };

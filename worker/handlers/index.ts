@@ -2,6 +2,7 @@ import * as admin from './admin.js';
 import * as adminChannels from './admin-channels.js';
 import * as adminConsole from './admin-console.js';
 import * as adminGroups from './admin-groups.js';
+import * as admins from './admins.js';
 import { downloadFileHandler, listChannelFilesHandler } from './files.js';
 import * as groups from './groups.js';
 import * as identity from './identity.js';
@@ -57,4 +58,12 @@ export const handlers: HandlerMap = {
   adminListGroups: adminGroups.adminListGroupsHandler,
   reassignGroupOwner: adminGroups.reassignGroupOwnerHandler,
   dissolveGroup: adminGroups.dissolveGroupHandler,
+  listAdmins: admins.listAdminsHandler,
+  createAdmin: admins.createAdminHandler,
+  updateAdmin: admins.updateAdminHandler,
+  deleteAdmin: admins.deleteAdminHandler,
+  changeAdminPassword: admins.changeAdminPasswordHandler,
+  listAdminSessions: admins.listAdminSessionsHandler,
+  endAdminSession: admins.endAdminSessionHandler,
+  listAuditLog: admins.listAuditLogHandler,
 };
