@@ -1,5 +1,5 @@
 import { localized, msg, str } from '@lit/localize';
-import { html, LitElement } from 'lit';
+import { css, html, LitElement } from 'lit';
 import { customElement, query, state } from 'lit/decorators.js';
 import { type AdminSessionInfo, call, SESSION_ENDED_EVENT } from '../api.js';
 import { failureText } from '../failure-text.js';
@@ -17,7 +17,15 @@ import './sb-confirm.js';
 @localized()
 @customElement('sb-admin-sessions')
 export class SbAdminSessions extends LitElement {
-  static override styles = [shared];
+  static override styles = [
+    shared,
+    css`
+      /* An address broken mid-way reads as two addresses. */
+      td.address {
+        white-space: nowrap;
+      }
+    `,
+  ];
 
   @state() private sessions: AdminSessionInfo[] = [];
   @state() private loaded = false;
@@ -90,7 +98,7 @@ export class SbAdminSessions extends LitElement {
                     </td>
                     <td data-label=${msg('Signed in')}>${time(s.created_at)}</td>
                     <td data-label=${msg('Last seen')}>${time(s.last_seen_at)}</td>
-                    <td data-label=${msg('Address')} class="mono">${s.client_address}</td>
+                    <td data-label=${msg('Address')} class="mono address">${s.client_address}</td>
                     <td data-label=${msg('Browser or client')}>${s.user_agent}</td>
                     <td>
                       <div class="actions">

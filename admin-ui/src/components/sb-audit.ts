@@ -43,6 +43,10 @@ export class SbAudit extends LitElement {
       .targets {
         overflow-wrap: anywhere;
       }
+      /* An address broken mid-way reads as two addresses. */
+      td.address {
+        white-space: nowrap;
+      }
     `,
   ];
 
@@ -149,7 +153,7 @@ export class SbAudit extends LitElement {
                     <td data-label=${msg('Administrator')}>${e.admin ?? html`<span class="muted">${msg('unknown')}</span>`}</td>
                     <td data-label=${msg('Action')}>${actionLabel(e.action)}</td>
                     <td data-label=${msg('Targets')} class="mono targets">${e.targets.join(', ')}</td>
-                    <td data-label=${msg('Address')} class="mono">${e.client_address}</td>
+                    <td data-label=${msg('Address')} class="mono address">${e.client_address}</td>
                     <td data-label=${msg('Outcome')}>
                       ${
                         e.outcome === 'ok'
