@@ -7,6 +7,7 @@ import type { z } from '@hono/zod-openapi';
 import type { Agent, Host, Message } from './contract/models.js';
 import type { AdminSession, CleanupStatus } from './contract/operations/admin.js';
 import type { AgentRejection } from './contract/operations/admin-agent.js';
+import type { AdminAccount, AdminSessionInfo, AuditEntry } from './contract/operations/admins.js';
 import type { AdminGroup } from './contract/operations/groups.js';
 import type { DirectoryEntry } from './contract/operations/identity.js';
 import type { ChannelListEntry, Claim } from './contract/operations/messaging.js';
@@ -26,6 +27,10 @@ export type SessionView = z.infer<typeof AdminSession> & { sessionHash: string }
 
 /** A refused request naming an agent, as its AgentDO keeps it (the wire model). */
 export type RejectionView = z.infer<typeof AgentRejection>;
+/** Administrator accounts, their sessions and the audit log are the wire models themselves. */
+export type AdminAccountView = z.infer<typeof AdminAccount>;
+export type AdminSessionInfoView = z.infer<typeof AdminSessionInfo>;
+export type AuditEntryView = z.infer<typeof AuditEntry>;
 
 // Retention (durable-objects/retention): the cleanup status is the wire model itself.
 

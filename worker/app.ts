@@ -14,6 +14,7 @@ import { currentSettings } from '../core/lib/settings-cache.js';
 import { handlers } from './handlers/index.js';
 import type { AppEnv, Handler } from './handlers/types.js';
 import { mountRemoteMcp } from './mcp.js';
+import { auditTrail, isAudited } from './middleware/audit.js';
 import { requireAdmin, requireAgent } from './middleware/auth.js';
 import { drainUnreadBody } from './middleware/drain-body.js';
 import { jsonBody } from './middleware/json-body.js';
@@ -97,6 +98,9 @@ function middlewareFor(op: OperationDef) {
   if (op.method !== 'get') middleware.push(sameOriginWrites);
   if (op.role === 'agent') middleware.push(requireAgent);
   if (op.role === 'admin') middleware.push(requireAdmin);
+  // After authentication (a request without a session is no administrator's action), before the
+  // body is read, so a refused body is audited too.
+  if (isAudited(op)) middleware.push(auditTrail(op));
   if (op.body) middleware.push(jsonBody(op));
   return middleware;
 }

@@ -143,3 +143,7 @@ export function listAllAgents(): Promise<Agent[]> {
     return { items: r.agents, next: r.next_cursor };
   });
 }
+
+export type AdminAccount = ResponseOf<'listAdmins'>['admins'][number];
+export type AdminSessionInfo = ResponseOf<'listAdminSessions'>['sessions'][number];
+export type AuditEntry = ResponseOf<'listAuditLog'>['entries'][number];

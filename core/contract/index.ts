@@ -5,6 +5,7 @@
 import * as admin from './operations/admin.js';
 import * as adminAgent from './operations/admin-agent.js';
 import * as adminConsole from './operations/admin-console.js';
+import * as admins from './operations/admins.js';
 import * as files from './operations/files.js';
 import * as groups from './operations/groups.js';
 import * as identity from './operations/identity.js';
@@ -23,6 +24,7 @@ export const operations = {
   ...pickOperations(admin),
   ...pickOperations(adminAgent),
   ...pickOperations(adminConsole),
+  ...pickOperations(admins),
   ...pickOperations(messaging),
   ...pickOperations(files),
   ...pickOperations(groups),

@@ -16,6 +16,9 @@ import * as schema from './schema.js';
 import { addressKey } from './throttle.js';
 import { SignInCounters } from './throttle-counters.js';
 
+/** Enough of a User-Agent header to tell browsers and the CLI apart. */
+const USER_AGENT_MAX = 256;
+
 export class AdminAuth {
   private readonly counters: SignInCounters;
 
@@ -54,6 +57,7 @@ export class AdminAuth {
     username: string,
     password: string,
     clientIp: string,
+    userAgent = '',
   ): Promise<{ token: string; session: SessionView }> {
     const source = addressKey(clientIp);
     this.counters.checkAddress('setup', source);
@@ -74,10 +78,15 @@ export class AdminAuth {
     }
     await this.insertAdmin(username, password);
     this.db.delete(schema.setupTokens).run();
-    return this.openSession(username);
+    return this.openSession(username, clientIp, userAgent);
   }
 
-  async login(username: string, password: string, clientIp: string): Promise<{ token: string; session: SessionView }> {
+  async login(
+    username: string,
+    password: string,
+    clientIp: string,
+    userAgent = '',
+  ): Promise<{ token: string; session: SessionView }> {
     const source = addressKey(clientIp);
     this.counters.checkAddress('ip', source);
     // A familiar address never waits for the account: an attacker elsewhere cannot delay it.
@@ -94,7 +103,9 @@ export class AdminAuth {
       throw new ApiError('unauthenticated', 'Wrong username or password.');
     }
     this.counters.recordSuccess(username, source);
-    return this.openSession(username);
+    // Told only to someone who knows the password, so it reveals nothing to a guesser.
+    if (admin.disabled) throw new ApiError('unauthenticated', 'This administrator account is disabled.');
+    return this.openSession(username, clientIp, userAgent);
   }
 
   /** Validates a session by its token hash and slides its idle expiry. */
@@ -133,7 +144,11 @@ export class AdminAuth {
       .run();
   }
 
-  private async openSession(username: string): Promise<{ token: string; session: SessionView }> {
+  private async openSession(
+    username: string,
+    clientAddress: string,
+    userAgent: string,
+  ): Promise<{ token: string; session: SessionView }> {
     const token = randomToken(32);
     const tokenHash = await keyedHash(pepperOf(this.env), token);
     const now = Date.now();
@@ -145,7 +160,17 @@ export class AdminAuth {
       tx.delete(schema.adminSessions)
         .where(lt(schema.adminSessions.createdAt, now - SESSION_ABSOLUTE_MS))
         .run();
-      tx.insert(schema.adminSessions).values({ tokenHash, username, createdAt: now, lastSeenAt: now }).run();
+      tx.insert(schema.adminSessions)
+        .values({
+          tokenHash,
+          username,
+          createdAt: now,
+          lastSeenAt: now,
+          clientAddress,
+          // Shown in the session list only; capped so a client cannot store a large value.
+          userAgent: userAgent.slice(0, USER_AGENT_MAX),
+        })
+        .run();
     });
     return { token, session: { username, sessionHash: tokenHash, expires_at: iso(this.sessionExpiry(now, now)) } };
   }

@@ -2,14 +2,24 @@ import { DurableObject } from 'cloudflare:workers';
 import { ApiError } from '../../core/contract/errors.js';
 import type { Limits } from '../../core/contract/models.js';
 import type { Env } from '../../core/env.js';
-import type { AgentView, DirectoryEntryView, HostView, SessionView } from '../../core/rpc.js';
+import type {
+  AdminAccountView,
+  AdminSessionInfoView,
+  AgentView,
+  AuditEntryView,
+  DirectoryEntryView,
+  HostView,
+  SessionView,
+} from '../../core/rpc.js';
 import migrations from '../../migrations/registry/migrations.js';
 import { AlarmScheduler } from '../shared/alarm-scheduler.js';
 import { iso, openDatabase } from '../shared/database.js';
 import { backoffMs, DELIVERY_RETRY } from '../shared/outbox.js';
+import { AdminAccounts } from './admin-accounts.js';
 import { AdminAuth } from './admin-auth.js';
 import { drainDeletions, recordDeletion, refuseOwner } from './agent-deletion.js';
 import { AgentSyncOutbox } from './agent-sync-outbox.js';
+import { AUDIT_PRUNE_INTERVAL_MS, type AuditFilter, AuditLog, type AuditRecord } from './audit-log.js';
 import type { RegistryDb } from './database.js';
 import { HostsAndAgents } from './hosts-agents.js';
 import * as schema from './schema.js';
@@ -28,7 +38,11 @@ export class RegistryDO extends DurableObject<Env> {
   private readonly outbox: AgentSyncOutbox;
   private readonly hostsAndAgents: HostsAndAgents;
   private readonly auth: AdminAuth;
+  private readonly accounts: AdminAccounts;
+  private readonly audit: AuditLog;
   private readonly alarms: AlarmScheduler;
+  /** Whether this instance has made sure a prune of the audit log is scheduled. */
+  private auditPruneArmed = false;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -36,6 +50,8 @@ export class RegistryDO extends DurableObject<Env> {
     this.outbox = new AgentSyncOutbox(this.db, env);
     this.hostsAndAgents = new HostsAndAgents(this.db, env, this.outbox, () => this.pushAgentChanges());
     this.auth = new AdminAuth(this.db, env);
+    this.accounts = new AdminAccounts(this.db);
+    this.audit = new AuditLog(this.db);
     this.alarms = new AlarmScheduler(ctx, () => Date.now(), 'registry')
       .register('agent-sync', {
         run: async () => {
@@ -46,6 +62,13 @@ export class RegistryDO extends DurableObject<Env> {
       .register('agent-deletions', {
         run: async () => {
           await this.finishDeletions().catch(() => {});
+        },
+      })
+      .register('audit-prune', {
+        // No due(): the other jobs arm the alarm by asking, so this one asks too (noLaterThan
+        // keeps an earlier alarm), once a day while the log has entries.
+        run: async (now) => {
+          if (this.audit.prune(now)) await this.alarms.noLaterThan(now + AUDIT_PRUNE_INTERVAL_MS);
         },
       });
   }
@@ -169,12 +192,18 @@ export class RegistryDO extends DurableObject<Env> {
     username: string,
     password: string,
     clientIp: string,
+    userAgent?: string,
   ): Promise<{ token: string; session: SessionView }> {
-    return this.auth.setupAdmin(token, username, password, clientIp);
+    return this.auth.setupAdmin(token, username, password, clientIp, userAgent);
   }
 
-  login(username: string, password: string, clientIp: string): Promise<{ token: string; session: SessionView }> {
-    return this.auth.login(username, password, clientIp);
+  login(
+    username: string,
+    password: string,
+    clientIp: string,
+    userAgent?: string,
+  ): Promise<{ token: string; session: SessionView }> {
+    return this.auth.login(username, password, clientIp, userAgent);
   }
 
   /** Validates a session by its token hash and slides its idle expiry. */
@@ -184,6 +213,54 @@ export class RegistryDO extends DurableObject<Env> {
 
   endSession(tokenHash: string): Promise<void> {
     return this.auth.endSession(tokenHash);
+  }
+
+  // Administrator accounts and sessions (admin-accounts.ts)
+
+  async listAdmins(): Promise<AdminAccountView[]> {
+    return this.accounts.list();
+  }
+
+  createAdmin(username: string, password: string): Promise<AdminAccountView> {
+    return this.accounts.create(username, password);
+  }
+
+  async setAdminEnabled(username: string, enabled: boolean): Promise<AdminAccountView> {
+    return this.accounts.setEnabled(username, enabled);
+  }
+
+  async deleteAdmin(username: string): Promise<void> {
+    this.accounts.delete(username);
+  }
+
+  changeAdminPassword(input: Parameters<AdminAccounts['changePassword']>[0]): Promise<{ ended_sessions: number }> {
+    return this.accounts.changePassword(input);
+  }
+
+  async listAdminSessions(username: string | undefined, currentHash: string): Promise<AdminSessionInfoView[]> {
+    return this.accounts.listSessions(username, currentHash);
+  }
+
+  async endAdminSessionById(sessionId: string, currentHash: string): Promise<{ signed_out: boolean }> {
+    return this.accounts.endSession(sessionId, currentHash);
+  }
+
+  // The audit log (audit-log.ts)
+
+  async recordAudit(entry: AuditRecord): Promise<void> {
+    this.audit.record(entry);
+    if (!this.auditPruneArmed) {
+      await this.alarms.noLaterThan(Date.now() + AUDIT_PRUNE_INTERVAL_MS);
+      this.auditPruneArmed = true;
+    }
+  }
+
+  async listAudit(
+    filter: AuditFilter,
+    cursor: string | undefined,
+    limit: number,
+  ): Promise<{ entries: AuditEntryView[]; next_cursor: string | null }> {
+    return this.audit.list(filter, cursor, limit);
   }
 
   // Agent sync (agent-sync-outbox.ts)

@@ -57,6 +57,8 @@ export const admins = sqliteTable('admins', {
   salt: text('salt').notNull(),
   iterations: integer('iterations').notNull(),
   createdAt: text('created_at').notNull(),
+  /** A disabled administrator cannot sign in; disabling ends their sessions (admin-accounts.ts). */
+  disabled: integer('disabled', { mode: 'boolean' }).notNull().default(false),
 });
 
 export const adminSessions = sqliteTable('admin_sessions', {
@@ -64,6 +66,9 @@ export const adminSessions = sqliteTable('admin_sessions', {
   username: text('username').notNull(),
   createdAt: integer('created_at').notNull(),
   lastSeenAt: integer('last_seen_at').notNull(),
+  /** Where and with what the session was opened, for the session list (empty for older sessions). */
+  clientAddress: text('client_address').notNull().default(''),
+  userAgent: text('user_agent').notNull().default(''),
 });
 
 /**
@@ -110,3 +115,23 @@ export const agentDeletions = sqliteTable('agent_deletions', {
   attempts: integer('attempts').notNull().default(0),
   lastError: text('last_error'),
 });
+
+/**
+ * Administrator actions (durable-objects/registry/audit-log.ts): who, which operation on which
+ * IDs, from where, with what outcome; never a body, so never a secret. Pruned by age and count.
+ */
+export const auditLog = sqliteTable(
+  'audit_log',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    at: integer('at').notNull(),
+    /** The administrator's username; null for a failed sign-in to an account that does not exist. */
+    admin: text('admin'),
+    action: text('action').notNull(),
+    targets: text('targets', { mode: 'json' }).$type<string[]>().notNull(),
+    clientAddress: text('client_address').notNull(),
+    outcome: text('outcome').notNull(),
+    requestId: text('request_id').notNull(),
+  },
+  (t) => [index('audit_log_at').on(t.at), index('audit_log_admin').on(t.admin, t.id)],
+);

@@ -3,6 +3,7 @@ import m0001 from './0001_throttle.sql';
 import m0002 from './0002_agent_description.sql';
 import m0003 from './0003_agent_deletions.sql';
 import m0004 from './0004_agent_key_status.sql';
+import m0005 from './0005_admins_audit.sql';
 import journal from './meta/_journal.json';
 
 export default {
@@ -13,5 +14,6 @@ export default {
     m0002,
     m0003,
     m0004,
+    m0005,
   },
 };

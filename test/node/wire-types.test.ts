@@ -14,6 +14,7 @@ import { objectShape } from '../../client/fields.js';
 import * as contract from '../../core/contract/index.js';
 import * as admin from '../../core/contract/operations/admin.js';
 import * as adminConsole from '../../core/contract/operations/admin-console.js';
+import * as admins from '../../core/contract/operations/admins.js';
 import * as files from '../../core/contract/operations/files.js';
 import * as groups from '../../core/contract/operations/groups.js';
 import * as identity from '../../core/contract/operations/identity.js';
@@ -48,7 +49,7 @@ function contractModels(): { objects: Model[]; enums: Model[] } {
     const key = [...fields].sort().join(',');
     if (!objects.has(key)) objects.set(key, { name, fields });
   };
-  const modules = { contract, admin, adminConsole, files, groups, identity, messaging, search };
+  const modules = { contract, admin, adminConsole, admins, files, groups, identity, messaging, search };
   for (const [module, exports] of Object.entries(modules)) {
     for (const [name, value] of Object.entries(exports)) {
       if (!isZod(value)) continue;

@@ -19,7 +19,8 @@ function setSessionCookie(c: Context<AppEnv>, token: string): void {
 }
 
 export const adminLoginHandler: Handler<typeof ops.adminLogin> = async ({ env, input, c, clientIp }) => {
-  const { token, session } = await registry(env).login(input.body.username, input.body.password, clientIp);
+  const userAgent = c.req.header('user-agent') ?? '';
+  const { token, session } = await registry(env).login(input.body.username, input.body.password, clientIp, userAgent);
   setSessionCookie(c, token);
   return { username: session.username, expires_at: session.expires_at };
 };
@@ -41,7 +42,7 @@ export const adminSetupStatusHandler: Handler<typeof ops.adminSetupStatus> = asy
 
 export const adminSetupHandler: Handler<typeof ops.adminSetup> = async ({ env, input, c, clientIp }) => {
   const { token, username, password } = input.body;
-  const opened = await registry(env).setupAdmin(token, username, password, clientIp);
+  const opened = await registry(env).setupAdmin(token, username, password, clientIp, c.req.header('user-agent') ?? '');
   setSessionCookie(c, opened.token);
   return { username: opened.session.username, expires_at: opened.session.expires_at };
 };

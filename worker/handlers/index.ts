@@ -4,6 +4,7 @@ import * as adminChannels from './admin-channels.js';
 import * as adminConsole from './admin-console.js';
 import { downloadAdminChannelFileHandler } from './admin-files.js';
 import * as adminGroups from './admin-groups.js';
+import * as admins from './admins.js';
 import { downloadFileHandler, listChannelFilesHandler } from './files.js';
 import * as groups from './groups.js';
 import * as identity from './identity.js';
@@ -62,4 +63,12 @@ export const handlers: HandlerMap = {
   adminListGroups: adminGroups.adminListGroupsHandler,
   reassignGroupOwner: adminGroups.reassignGroupOwnerHandler,
   dissolveGroup: adminGroups.dissolveGroupHandler,
+  listAdmins: admins.listAdminsHandler,
+  createAdmin: admins.createAdminHandler,
+  updateAdmin: admins.updateAdminHandler,
+  deleteAdmin: admins.deleteAdminHandler,
+  changeAdminPassword: admins.changeAdminPasswordHandler,
+  listAdminSessions: admins.listAdminSessionsHandler,
+  endAdminSession: admins.endAdminSessionHandler,
+  listAuditLog: admins.listAuditLogHandler,
 };

@@ -8,7 +8,9 @@ import { icons } from '../icons.js';
 import { type Page, parseRoute, pathFor, type Route } from '../lib/route.js';
 import { shared } from '../styles/shared.js';
 import './sb-agent-page.js';
+import './sb-admins.js';
 import './sb-agents.js';
+import './sb-audit.js';
 import './sb-channel-messages.js';
 import './sb-channels.js';
 import './sb-cleanup.js';
@@ -23,7 +25,17 @@ import './sb-setup.js';
 type Phase = 'loading' | 'unreachable' | 'setup' | 'signed-out' | 'signed-in';
 
 /** The pages in the navigation, in order. */
-export const NAV_PAGES: readonly Page[] = ['overview', 'hosts', 'agents', 'channels', 'groups', 'cleanup', 'settings'];
+export const NAV_PAGES: readonly Page[] = [
+  'overview',
+  'hosts',
+  'agents',
+  'channels',
+  'groups',
+  'cleanup',
+  'settings',
+  'admins',
+  'audit',
+];
 
 function pageTitle(page: Page): string {
   switch (page) {
@@ -41,6 +53,10 @@ function pageTitle(page: Page): string {
       return msg('Cleanup');
     case 'settings':
       return msg('Settings');
+    case 'admins':
+      return msg('Administrators');
+    case 'audit':
+      return msg('Audit log');
   }
 }
 
@@ -280,6 +296,10 @@ export class SbApp extends LitElement {
         return html`<sb-cleanup></sb-cleanup>`;
       case 'settings':
         return html`<sb-settings></sb-settings>`;
+      case 'admins':
+        return html`<sb-admins></sb-admins>`;
+      case 'audit':
+        return html`<sb-audit></sb-audit>`;
       default:
         return html`<sb-overview></sb-overview>`;
     }

@@ -1,5 +1,15 @@
 /** The console's pages; each has its own path so a reload or a bookmark lands on it. */
-export const PAGES = ['overview', 'hosts', 'agents', 'channels', 'groups', 'cleanup', 'settings'] as const;
+export const PAGES = [
+  'overview',
+  'hosts',
+  'agents',
+  'channels',
+  'groups',
+  'cleanup',
+  'settings',
+  'admins',
+  'audit',
+] as const;
 export type Page = (typeof PAGES)[number];
 
 export type Route =

@@ -108,6 +108,16 @@ export const ROUTES: Record<OperationId, RouteEntry> = {
   adminListGroups: { sample: () => ({}) },
   reassignGroupOwner: { sample: (w) => ({ params: { group_id: w.spareGroupId }, body: { agent_id: w.b.id } }) },
   dissolveGroup: { sample: (w) => ({ params: { group_id: w.spareGroupId } }) },
+  listAdmins: { sample: () => ({}) },
+  createAdmin: { sample: () => ({ body: { username: 'matrix-admin', password: 'matrix admin passphrase' } }) },
+  updateAdmin: { sample: () => ({ params: { username: 'admin' }, body: { enabled: false } }) },
+  deleteAdmin: { sample: () => ({ params: { username: 'admin' } }) },
+  changeAdminPassword: {
+    sample: () => ({ body: { current_password: 'e2e-admin-password-0123', new_password: 'matrix new passphrase' } }),
+  },
+  listAdminSessions: { sample: () => ({}) },
+  endAdminSession: { sample: () => ({ params: { session_id: 'ses_000000000000000000000000' } }) },
+  listAuditLog: { sample: () => ({}) },
 
   // Messaging
   listChannels: { sample: () => ({}) },

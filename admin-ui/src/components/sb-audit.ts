@@ -1,0 +1,178 @@
+import { localized, msg } from '@lit/localize';
+import { css, html, LitElement } from 'lit';
+import { customElement, state } from 'lit/decorators.js';
+import { type AuditEntry, call, type QueryOf } from '../api.js';
+import { failureText } from '../failure-text.js';
+import { AUDIT_ACTIONS, actionLabel } from '../lib/audit-actions.js';
+import { formatTime } from '../lib/format.js';
+import { currentLocale } from '../localization.js';
+import { shared } from '../styles/shared.js';
+
+type Filter = Omit<QueryOf<'listAuditLog'>, 'cursor' | 'limit'>;
+
+/** A `datetime-local` value (the browser's time zone) as the API's timestamp, or undefined. */
+function timestamp(value: FormDataEntryValue | null): string | undefined {
+  if (typeof value !== 'string' || value === '') return undefined;
+  const ms = Date.parse(value);
+  return Number.isNaN(ms) ? undefined : new Date(ms).toISOString();
+}
+
+const text = (value: FormDataEntryValue | null) =>
+  typeof value === 'string' && value.trim() ? value.trim() : undefined;
+
+/**
+ * The audit log: what administrators did, when, from where and with what outcome, newest first,
+ * filtered by administrator, action, target ID and time, a page at a time (docs/audit-log.md).
+ */
+@localized()
+@customElement('sb-audit')
+export class SbAudit extends LitElement {
+  static override styles = [
+    shared,
+    css`
+      form {
+        display: flex;
+        flex-wrap: wrap;
+        gap: 0.75rem;
+        align-items: end;
+        margin-bottom: 1rem;
+      }
+      form .field {
+        margin: 0;
+      }
+      .targets {
+        overflow-wrap: anywhere;
+      }
+      /* An address broken mid-way reads as two addresses. */
+      td.address {
+        white-space: nowrap;
+      }
+    `,
+  ];
+
+  @state() private entries: AuditEntry[] = [];
+  @state() private admins: string[] = [];
+  @state() private next: string | null = null;
+  @state() private loaded = false;
+  @state() private error = '';
+  private filter: Filter = {};
+
+  override connectedCallback(): void {
+    super.connectedCallback();
+    void this.load(false);
+    call('listAdmins')
+      .then((r) => {
+        this.admins = r.admins.map((a) => a.username);
+      })
+      .catch(() => {
+        // The filter still works by typing nothing; the page's own load reports failures.
+      });
+  }
+
+  private async load(more: boolean): Promise<void> {
+    try {
+      const page = await call('listAuditLog', {
+        query: { ...this.filter, limit: 50, cursor: more ? (this.next ?? undefined) : undefined },
+      });
+      this.entries = more ? [...this.entries, ...page.entries] : page.entries;
+      this.next = page.next_cursor;
+      this.error = '';
+    } catch (error) {
+      this.error = failureText(error);
+    } finally {
+      this.loaded = true;
+    }
+  }
+
+  private async apply(event: SubmitEvent): Promise<void> {
+    event.preventDefault();
+    const data = new FormData(event.target as HTMLFormElement);
+    this.filter = {
+      admin: text(data.get('admin')),
+      action: text(data.get('action')),
+      target: text(data.get('target')),
+      since: timestamp(data.get('since')),
+      until: timestamp(data.get('until')),
+    };
+    await this.load(false);
+  }
+
+  override render() {
+    const locale = currentLocale();
+    return html`<h1>${msg('Audit log')}</h1>
+      <p class="muted">${msg('What administrators did, newest first. Entries are kept for 90 days (at most 100,000).')}</p>
+      <form @submit=${this.apply} aria-label=${msg('Filter the audit log')}>
+        <div class="field">
+          <label for="admin">${msg('Administrator')}</label>
+          <select id="admin" name="admin">
+            <option value="">${msg('All')}</option>
+            ${this.admins.map((a) => html`<option value=${a}>${a}</option>`)}
+          </select>
+        </div>
+        <div class="field">
+          <label for="action">${msg('Action')}</label>
+          <select id="action" name="action">
+            <option value="">${msg('All')}</option>
+            ${AUDIT_ACTIONS.map((a) => html`<option value=${a}>${actionLabel(a)}</option>`)}
+          </select>
+        </div>
+        <div class="field">
+          <label for="target">${msg('Target ID')}</label>
+          <input id="target" name="target" maxlength="128" autocomplete="off" />
+        </div>
+        <div class="field">
+          <label for="since">${msg('From')}</label>
+          <input id="since" name="since" type="datetime-local" />
+        </div>
+        <div class="field">
+          <label for="until">${msg('Until')}</label>
+          <input id="until" name="until" type="datetime-local" />
+        </div>
+        <button class="primary" type="submit">${msg('Apply filters')}</button>
+      </form>
+      ${this.error ? html`<p class="notice error" role="alert">${this.error}</p>` : ''}
+      ${
+        this.loaded && this.entries.length === 0 && !this.error
+          ? html`<p class="muted">${msg('No entries match.')}</p>`
+          : html`<table class="stack">
+              <thead>
+                <tr>
+                  <th scope="col">${msg('Time')}</th>
+                  <th scope="col">${msg('Administrator')}</th>
+                  <th scope="col">${msg('Action')}</th>
+                  <th scope="col">${msg('Targets')}</th>
+                  <th scope="col">${msg('Address')}</th>
+                  <th scope="col">${msg('Outcome')}</th>
+                  <th scope="col">${msg('Request ID')}</th>
+                </tr>
+              </thead>
+              <tbody>
+                ${this.entries.map(
+                  (e) => html`<tr data-action=${e.action} data-admin=${e.admin ?? ''}>
+                    <td data-label=${msg('Time')}>${formatTime(e.at, locale)}</td>
+                    <td data-label=${msg('Administrator')}>${e.admin ?? html`<span class="muted">${msg('unknown')}</span>`}</td>
+                    <td data-label=${msg('Action')}>${actionLabel(e.action)}</td>
+                    <td data-label=${msg('Targets')} class="mono targets">${e.targets.join(', ')}</td>
+                    <td data-label=${msg('Address')} class="mono address">${e.client_address}</td>
+                    <td data-label=${msg('Outcome')}>
+                      ${
+                        e.outcome === 'ok'
+                          ? html`<span class="badge ok">${msg('Succeeded')}</span>`
+                          : html`<span class="badge bad">${msg('Refused')}</span> <span class="mono">${e.outcome}</span>`
+                      }
+                    </td>
+                    <td data-label=${msg('Request ID')} class="mono">${e.request_id}</td>
+                  </tr>`,
+                )}
+              </tbody>
+            </table>`
+      }
+      ${this.next ? html`<button type="button" @click=${() => this.load(true)}>${msg('Show more')}</button>` : ''}`;
+  }
+}
+
+declare global {
+  interface HTMLElementTagNameMap {
+    'sb-audit': SbAudit;
+  }
+}
