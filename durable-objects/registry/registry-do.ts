@@ -9,6 +9,7 @@ import { iso, openDatabase } from '../shared/database.js';
 import { backoffMs, DELIVERY_RETRY } from '../shared/outbox.js';
 import { AdminAuth } from './admin-auth.js';
 import { drainDeletions, recordDeletion, refuseOwner } from './agent-deletion.js';
+import type { AgentListQuery } from './agent-list.js';
 import { AgentSyncOutbox } from './agent-sync-outbox.js';
 import type { RegistryDb } from './database.js';
 import { HostsAndAgents } from './hosts-agents.js';
@@ -86,11 +87,11 @@ export class RegistryDO extends DurableObject<Env> {
   }
 
   listAgents(
-    filter: { host_id?: string },
+    query: AgentListQuery,
     cursor: string | undefined,
     limit: number,
-  ): Promise<{ agents: AgentView[]; next_cursor: string | null }> {
-    return this.hostsAndAgents.listAgents(filter, cursor, limit);
+  ): Promise<{ agents: AgentView[]; next_cursor: string | null; total: number }> {
+    return this.hostsAndAgents.listAgents(query, cursor, limit);
   }
 
   getAgent(agentId: string): Promise<AgentView | null> {
