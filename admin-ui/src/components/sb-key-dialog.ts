@@ -80,7 +80,7 @@ export class SbKeyDialog extends LitElement {
   override render() {
     return html`<sb-dialog heading=${msg('New API key')} @sb-close=${this.forget}>
       <p>${msg(str`The API key for ${this.agentName}. It is shown only this once: store it now.`)}</p>
-      <code class="key mono" data-testid="api-key">${this.apiKey}</code>
+      <code class="key mono token" data-testid="api-key">${this.apiKey}</code>
       <div class="actions">
         <button type="button" class="primary" autofocus @click=${this.copy}>${icons.copy} ${msg('Copy key')}</button>
         <button type="button" @click=${() => this.dialog.close()}>${msg('Done')}</button>
