@@ -298,6 +298,8 @@ describe('picking one agent among 1,000', () => {
     await page.getByRole('link', { name: 'Channels' }).click();
     const box = page.getByRole('combobox', { name: 'Participants', exact: true });
     await box.fill('agent-0123');
+    // The page loads the agents in the background; the option appears once they are in.
+    await page.getByRole('option', { name: name(123), exact: true }).waitFor();
     await page.keyboard.press('ArrowDown');
     await page.keyboard.press('Enter');
     await expect.poll(() => page.url()).toContain(`participant=${ids.get(name(123))}`);
