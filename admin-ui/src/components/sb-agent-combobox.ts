@@ -86,6 +86,8 @@ export class SbAgentCombobox extends LitElement {
   protected override willUpdate(changed: PropertyValues<this>): void {
     // Show the current choice while the administrator is not typing.
     if ((changed.has('value') || changed.has('agents')) && !this.open) this.text = this.labelOf(this.value);
+    // The agents can arrive while someone is already typing: highlight the first match then too.
+    if (changed.has('agents') && this.open && this.active === -1 && this.text.trim()) this.active = 0;
   }
 
   private found(): { shown: AgentChoice[]; total: number } {
