@@ -139,7 +139,8 @@ export function listAllHosts(): Promise<Host[]> {
 
 export function listAllAgents(): Promise<Agent[]> {
   return collect(async (cursor) => {
-    const r = await call('listAgents', { query: { cursor } });
+    // The largest page the server allows (capped by max_page_size): fewer round trips for a fleet.
+    const r = await call('listAgents', { query: { cursor, limit: 1000 } });
     return { items: r.agents, next: r.next_cursor };
   });
 }

@@ -104,4 +104,6 @@ export const FIELD_LIMITS = {
   host_addresses: 32,
   description: 2000,
   content_search: 200,
+  /** The agent list's search text (name, display name, description, host name). */
+  agent_search: 200,
 } as const;

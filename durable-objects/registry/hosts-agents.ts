@@ -13,6 +13,7 @@ import { decodeCursor, encodeCursor } from '../../core/lib/cursor.js';
 import { canonicalIp } from '../../core/lib/ip.js';
 import type { AgentView, DirectoryEntryView, HostView } from '../../core/rpc.js';
 import { iso } from '../shared/database.js';
+import { type AgentListQuery, listAgentsPage } from './agent-list.js';
 import type { AgentSyncOutbox } from './agent-sync-outbox.js';
 import type { RegistryDb } from './database.js';
 import * as schema from './schema.js';
@@ -172,24 +173,12 @@ export class HostsAndAgents {
   }
 
   async listAgents(
-    filter: { host_id?: string },
+    query: AgentListQuery,
     cursor: string | undefined,
     limit: number,
-  ): Promise<{ agents: AgentView[]; next_cursor: string | null }> {
-    const rows = this.db
-      .select()
-      .from(schema.agents)
-      .where(
-        and(
-          filter.host_id ? eq(schema.agents.hostId, filter.host_id) : undefined,
-          afterNameId(schema.agents.name, schema.agents.agentId, cursor),
-        ),
-      )
-      .orderBy(asc(schema.agents.name), asc(schema.agents.agentId))
-      .limit(limit + 1)
-      .all();
-    const { page, next_cursor } = pageOf(rows, limit, (row) => [row.name, row.agentId]);
-    return { agents: page.map(agentView), next_cursor };
+  ): Promise<{ agents: AgentView[]; next_cursor: string | null; total: number }> {
+    const { rows, next_cursor, total } = listAgentsPage(this.db, query, cursor, limit);
+    return { agents: rows.map(agentView), next_cursor, total };
   }
 
   async getAgent(agentId: string): Promise<AgentView | null> {

@@ -18,6 +18,7 @@ import { backoffMs, DELIVERY_RETRY } from '../shared/outbox.js';
 import { AdminAccounts } from './admin-accounts.js';
 import { AdminAuth } from './admin-auth.js';
 import { drainDeletions, recordDeletion, refuseOwner } from './agent-deletion.js';
+import type { AgentListQuery } from './agent-list.js';
 import { AgentSyncOutbox } from './agent-sync-outbox.js';
 import { AUDIT_PRUNE_INTERVAL_MS, type AuditFilter, AuditLog, type AuditRecord } from './audit-log.js';
 import type { RegistryDb } from './database.js';
@@ -109,11 +110,11 @@ export class RegistryDO extends DurableObject<Env> {
   }
 
   listAgents(
-    filter: { host_id?: string },
+    query: AgentListQuery,
     cursor: string | undefined,
     limit: number,
-  ): Promise<{ agents: AgentView[]; next_cursor: string | null }> {
-    return this.hostsAndAgents.listAgents(filter, cursor, limit);
+  ): Promise<{ agents: AgentView[]; next_cursor: string | null; total: number }> {
+    return this.hostsAndAgents.listAgents(query, cursor, limit);
   }
 
   getAgent(agentId: string): Promise<AgentView | null> {

@@ -81,3 +81,19 @@ export async function openedDialog(page: Page, component: string, name: string):
   await page.getByRole('dialog', { name }).waitFor();
   return page.locator(component);
 }
+
+/**
+ * Runs one of an agent row's secondary actions: opens its "⋯" menu (sb-row-menu) and picks the
+ * item with this accessible name ('Disable agent builder').
+ */
+export async function rowAction(row: Locator, name: string): Promise<void> {
+  await row.getByRole('button', { name: /^More actions for / }).click();
+  await row.getByRole('menuitem', { name }).click();
+}
+
+/** Picks an agent in a searchable picker (sb-agent-combobox): types, then clicks the option. */
+export async function pickAgent(scope: Page | Locator, label: string, typed: string, option = typed): Promise<void> {
+  const box = scope.getByRole('combobox', { name: label, exact: true });
+  await box.fill(typed);
+  await scope.getByRole('option', { name: option, exact: true }).click();
+}

@@ -10,6 +10,8 @@ import {
   launchChromium,
   newContext,
   openedDialog,
+  pickAgent,
+  rowAction,
   screenshot,
   signIn,
   watchPageErrors,
@@ -160,15 +162,15 @@ describe('the console', () => {
     await screenshot(page, 'agents');
 
     // Disable, then enable again.
-    await agentRow.getByRole('button', { name: 'Disable agent builder' }).click();
+    await rowAction(agentRow, 'Disable agent builder');
     await expect.poll(() => agentRow.textContent()).toContain('Disabled');
     expect((await api(server, 'GET', '/me', { key: shownKey })).status).toBe(401);
-    await agentRow.getByRole('button', { name: 'Enable agent builder' }).click();
+    await rowAction(agentRow, 'Enable agent builder');
     await expect.poll(() => agentRow.textContent()).toContain('Enabled');
     expect((await api(server, 'GET', '/me', { key: shownKey })).status).toBe(200);
 
     // A new key replaces the old one at once; revoking leaves none.
-    await agentRow.getByRole('button', { name: 'Issue a new key for builder' }).click();
+    await rowAction(agentRow, 'Issue a new key for builder');
     await (await openedDialog(page, 'sb-confirm', 'Issue a new key'))
       .getByRole('button', { name: 'Issue new key' })
       .click();
@@ -180,7 +182,7 @@ describe('the console', () => {
     await keyDialog.getByRole('button', { name: 'Done' }).click();
     expect((await api(server, 'GET', '/me', { key: shownKey })).status).toBe(401);
     expect((await api(server, 'GET', '/me', { key: newKey })).status).toBe(200);
-    await agentRow.getByRole('button', { name: 'Revoke the key of builder' }).click();
+    await rowAction(agentRow, 'Revoke the key of builder');
     await (await openedDialog(page, 'sb-confirm', 'Revoke key')).getByRole('button', { name: 'Revoke key' }).click();
     await expect.poll(() => page.getByRole('status').first().textContent()).toContain('Revoked the key of builder');
     expect((await api(server, 'GET', '/me', { key: newKey })).status).toBe(401);
@@ -409,22 +411,23 @@ describe('the console', () => {
     await screenshot(page, 'groups');
 
     // Owner filter: only the groups that agent owns.
-    await page.getByLabel('Owner', { exact: true }).selectOption({ label: 'g-other' });
+    await pickAgent(page, 'Owner', 'g-other');
     await expect.poll(() => page.locator('tr[data-group-id]').count()).toBe(1);
     expect(await page.locator('tr[data-group-id]').textContent()).toContain('Night shift');
-    await page.getByLabel('Owner', { exact: true }).selectOption({ label: 'Any owner' });
+    await page.getByRole('combobox', { name: 'Owner', exact: true }).fill('');
     // Member-or-invitee filter: the invitee's pending invitation counts.
-    await page.getByLabel('Member or invitee').selectOption({ label: 'g-invitee' });
+    await pickAgent(page, 'Member or invitee', 'g-invitee');
     await expect.poll(() => page.locator('tr[data-group-id]').count()).toBe(1);
-    await page.getByLabel('Member or invitee').selectOption({ label: 'Anyone' });
+    await page.getByRole('combobox', { name: 'Member or invitee' }).fill('');
     await expect.poll(() => page.locator('tr[data-group-id]').count()).toBeGreaterThanOrEqual(2);
 
     // Reassign the owner to the active member (the pending invitee is not offered).
     await row.getByRole('button', { name: 'Change the owner of Release crew' }).click();
     const ownerDialog = await openedDialog(page, 'sb-owner-dialog', 'Change owner');
-    const offered = await ownerDialog.locator('select option').allTextContents();
-    expect(offered.map((o) => o.trim())).toEqual(['Choose a member', 'g-member']);
-    await ownerDialog.getByLabel('New owner').selectOption({ label: 'g-member' });
+    await ownerDialog.getByRole('combobox', { name: 'New owner' }).click();
+    const offered = await ownerDialog.getByRole('option').allTextContents();
+    expect(offered.map((o) => o.trim())).toEqual(['g-member']);
+    await ownerDialog.getByRole('option', { name: 'g-member' }).click();
     await ownerDialog.getByRole('button', { name: 'Change owner' }).click();
     await expect.poll(() => page.getByRole('status').first().textContent()).toContain('Owner changed.');
     const after = await api(server, 'GET', '/admin/groups', { cookie });

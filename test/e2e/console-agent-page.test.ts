@@ -4,11 +4,31 @@
  * command works with the real CLI and Escape asks first, and the agent page shows refused
  * requests (wrong key, wrong address), last access with its address, and inbox depth.
  */
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium, newContext, openedDialog, screenshot, signIn, watchPageErrors } from './browser-kit.js';
+import {
+  launchChromium,
+  newContext,
+  openedDialog,
+  rowAction,
+  screenshot,
+  signIn,
+  watchPageErrors,
+} from './browser-kit.js';
 import { runCli, tempConfig } from './cli-process.js';
 import { adminLogin, api, createAgent, createHost, type Server, startServer } from './harness.js';
+
+/** The accessible names of a row's menu actions, read with its menu open; the menu is closed again. */
+async function menuActions(row: Locator): Promise<string[]> {
+  await row.getByRole('button', { name: /^More actions for / }).click();
+  await row.getByRole('menuitem').first().waitFor();
+  const names = await row
+    .getByRole('menuitem')
+    .evaluateAll((items) => items.map((item) => item.getAttribute('aria-label') ?? ''));
+  await row.page().keyboard.press('Escape');
+  await row.getByRole('menuitem').first().waitFor({ state: 'hidden' });
+  return names;
+}
 
 let server: Server;
 let browser: Browser;
@@ -53,22 +73,26 @@ describe('key status and the agent page', () => {
     const row = page.locator('tr', { hasText: 'scout' });
     await row.waitFor();
 
-    // A working key: its prefix and issue time, and both key buttons.
+    // A working key: its prefix and issue time, and both key actions.
     await row.getByText('Working key').waitFor();
     expect(await row.getByTestId('key-prefix').textContent()).toBe(`${prefixOf(scout.key)}…`);
     expect(await row.getByTestId('key-issued').textContent()).toMatch(/^Issued \w/);
-    expect(await row.getByRole('button', { name: 'Issue a key for scout' }).count()).toBe(0);
+    const working = await menuActions(row);
+    expect(working).toEqual(expect.arrayContaining(['Issue a new key for scout', 'Revoke the key of scout']));
+    expect(working).not.toContain('Issue a key for scout');
 
     // Revoked: the row says so and offers only to issue a key.
-    await row.getByRole('button', { name: 'Revoke the key of scout' }).click();
+    await rowAction(row, 'Revoke the key of scout');
     await (await openedDialog(page, 'sb-confirm', 'Revoke key')).getByRole('button', { name: 'Revoke key' }).click();
     await row.getByText('Key revoked').waitFor();
-    expect(await row.getByRole('button', { name: 'Revoke the key of scout' }).count()).toBe(0);
-    expect(await row.getByRole('button', { name: 'Issue a new key for scout' }).count()).toBe(0);
+    const revoked = await menuActions(row);
+    expect(revoked).toContain('Issue a key for scout');
+    expect(revoked).not.toContain('Revoke the key of scout');
+    expect(revoked).not.toContain('Issue a new key for scout');
     expect((await api(server, 'GET', '/me', { key: scout.key })).status).toBe(401);
 
     // Issuing shows the key once, with a login command for this server; Escape asks first.
-    await row.getByRole('button', { name: 'Issue a key for scout' }).click();
+    await rowAction(row, 'Issue a key for scout');
     const dialog = await openedDialog(page, 'sb-key-dialog', 'New API key');
     const key = ((await dialog.getByTestId('api-key').textContent()) ?? '').trim();
     expect(key).toMatch(new RegExp(`^sbk_${scoutId}\\.`));

@@ -4,7 +4,15 @@
  */
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium, newContext, openedDialog, screenshot, signIn, watchPageErrors } from './browser-kit.js';
+import {
+  launchChromium,
+  newContext,
+  openedDialog,
+  rowAction,
+  screenshot,
+  signIn,
+  watchPageErrors,
+} from './browser-kit.js';
 import { adminLogin, api, createAgent, createHost, type Server, startServer } from './harness.js';
 
 let server: Server;
@@ -44,12 +52,12 @@ describe('agent administration in the console', () => {
     await leaverRow.waitFor();
 
     // Cancelling changes nothing.
-    await leaverRow.getByRole('button', { name: 'Delete agent leaver' }).click();
+    await rowAction(leaverRow, 'Delete agent leaver');
     await (await openedDialog(page, 'sb-confirm', 'Delete agent')).getByRole('button', { name: 'Cancel' }).click();
     await page.getByRole('dialog', { name: 'Delete agent' }).waitFor({ state: 'hidden' });
     expect((await api(server, 'GET', '/me', { key: leaver.key })).status).toBe(200);
 
-    await leaverRow.getByRole('button', { name: 'Delete agent leaver' }).click();
+    await rowAction(leaverRow, 'Delete agent leaver');
     const confirm = await openedDialog(page, 'sb-confirm', 'Delete agent');
     await confirm.getByText(/stops working at once/).waitFor();
     await screenshot(page, 'delete-agent');
@@ -62,7 +70,7 @@ describe('agent administration in the console', () => {
 
     // The owner of an active group: refused, with the reason, and still there.
     const bossRow = page.locator('tr', { hasText: 'boss' });
-    await bossRow.getByRole('button', { name: 'Delete agent boss' }).click();
+    await rowAction(bossRow, 'Delete agent boss');
     await (await openedDialog(page, 'sb-confirm', 'Delete agent'))
       .getByRole('button', { name: 'Delete agent' })
       .click();
@@ -71,7 +79,7 @@ describe('agent administration in the console', () => {
 
     // Once the group is dissolved, the owner goes, and then the host it leaves empty.
     expect((await api(server, 'DELETE', `/admin/groups/${groupId}`, { cookie })).status).toBe(200);
-    await bossRow.getByRole('button', { name: 'Delete agent boss' }).click();
+    await rowAction(bossRow, 'Delete agent boss');
     await (await openedDialog(page, 'sb-confirm', 'Delete agent'))
       .getByRole('button', { name: 'Delete agent' })
       .click();

@@ -67,8 +67,8 @@ export const deleteHostHandler: Handler<typeof ops.deleteHost> = async ({ env, i
 
 export const listAgentsHandler: Handler<typeof ops.listAgents> = async ({ env, input }) => {
   const { limits } = await currentSettings(env);
-  const { host_id, cursor, limit } = input.query;
-  return registry(env).listAgents({ host_id }, cursor, pageSize(limit, limits.max_page_size));
+  const { cursor, limit, ...query } = input.query;
+  return registry(env).listAgents(query, cursor, pageSize(limit, limits.max_page_size));
 };
 
 export const createAgentHandler: Handler<typeof ops.createAgent> = async ({ env, input }) =>

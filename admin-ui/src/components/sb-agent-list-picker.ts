@@ -1,17 +1,17 @@
 import { localized, msg, str } from '@lit/localize';
 import { css, html, LitElement } from 'lit';
-import { customElement, property, state } from 'lit/decorators.js';
+import { customElement, property } from 'lit/decorators.js';
 import type { Agent } from '../api.js';
 import { icons } from '../icons.js';
 import { agentLabel } from '../lib/channel-filters.js';
 import { shared } from '../styles/shared.js';
-
-let nextId = 0;
+import type { SbAgentCombobox } from './sb-agent-combobox.js';
+import './sb-agent-combobox.js';
 
 /**
- * A list of agents picked one by one (the participant-list filter, REQ-59): a select with an Add
- * button (choosing in a closed select with the arrow keys must not apply anything by itself), and
- * the picked agents as removable chips. Fires `sb-change` with the new list of agent IDs.
+ * A list of agents picked one by one (the participant-list filter, REQ-59): a searchable agent
+ * combobox (picking is explicit, Enter or a click, so moving through the options applies nothing),
+ * and the picked agents as removable chips. Fires `sb-change` with the new list of agent IDs.
  */
 @localized()
 @customElement('sb-agent-list-picker')
@@ -19,14 +19,6 @@ export class SbAgentListPicker extends LitElement {
   static override styles = [
     shared,
     css`
-      .row {
-        display: flex;
-        gap: 0.5rem;
-      }
-      .row select {
-        flex: 1;
-        min-width: 0;
-      }
       ul.chips {
         list-style: none;
         margin: 0.4rem 0 0;
@@ -61,8 +53,6 @@ export class SbAgentListPicker extends LitElement {
   @property({ attribute: false }) selected: readonly string[] = [];
   /** The most agents that can be picked (a private channel has two participants). */
   @property({ type: Number }) max = Number.POSITIVE_INFINITY;
-  @state() private choice = '';
-  private readonly uid = `picker-${nextId++}`;
 
   private get names() {
     return new Map(this.agents.map((a) => [a.agent_id, a]));
@@ -72,42 +62,33 @@ export class SbAgentListPicker extends LitElement {
     this.dispatchEvent(new CustomEvent('sb-change', { detail: selected, bubbles: true, composed: true }));
   }
 
-  private add(): void {
-    if (!this.choice || this.selected.includes(this.choice) || this.selected.length >= this.max) return;
-    const added = this.choice;
-    this.choice = '';
-    this.emit([...this.selected, added]);
+  private add(agentId: string): void {
+    if (!agentId || this.selected.includes(agentId) || this.selected.length >= this.max) return;
+    this.emit([...this.selected, agentId]);
   }
 
   private removeAgent(agentId: string): void {
     this.emit(this.selected.filter((id) => id !== agentId));
     // The chip goes away; keep the keyboard user in the filter instead of losing focus.
-    void this.updateComplete.then(() => this.renderRoot.querySelector<HTMLSelectElement>('select')?.focus());
+    void this.updateComplete.then(() => this.renderRoot.querySelector<SbAgentCombobox>('sb-agent-combobox')?.focus());
   }
 
   override render() {
     const names = this.names;
     const full = this.selected.length >= this.max;
     const available = this.agents.filter((a) => !this.selected.includes(a.agent_id));
-    return html`<label for=${this.uid}>${this.label}</label>
-      <div class="row">
-        <select
-          id=${this.uid}
-          aria-describedby="${this.uid}-hint"
-          ?disabled=${full}
-          @change=${(e: Event) => {
-            this.choice = (e.target as HTMLSelectElement).value;
-          }}
-        >
-          <option value="" .selected=${this.choice === ''}>${msg('Choose an agent')}</option>
-          ${available.map(
-            (a) =>
-              html`<option value=${a.agent_id} .selected=${this.choice === a.agent_id}>${agentLabel(a.agent_id, names)}</option>`,
-          )}
-        </select>
-        <button type="button" @click=${this.add} ?disabled=${full || !this.choice}>${msg('Add')}</button>
-      </div>
-      <p class="hint" id="${this.uid}-hint">${full ? msg('The list is full; remove an agent to pick another.') : this.hint}</p>
+    return html`<sb-agent-combobox
+        .label=${this.label}
+        .hint=${full ? msg('The list is full; remove an agent to pick another.') : this.hint}
+        .placeholder=${msg('Type to find an agent')}
+        .agents=${available}
+        clearOnPick
+        ?disabled=${full}
+        @sb-change=${(e: CustomEvent<string>) => {
+          e.stopPropagation();
+          this.add(e.detail);
+        }}
+      ></sb-agent-combobox>
       ${
         this.selected.length > 0
           ? html`<ul class="chips" aria-label=${this.label}>

@@ -1,9 +1,10 @@
 import { localized, msg, str } from '@lit/localize';
-import { html, LitElement } from 'lit';
+import { css, html, LitElement } from 'lit';
 import { customElement, query, state } from 'lit/decorators.js';
-import { type Agent, call, type Host, listAllAgents, listAllHosts } from '../api.js';
+import { FIELD_LIMITS } from '../../../core/lib/limits.js';
+import { type Agent, call, type Host, listAllHosts, type QueryOf } from '../api.js';
 import { failureText } from '../failure-text.js';
-import { formatTime } from '../lib/format.js';
+import { formatCount, formatTime } from '../lib/format.js';
 import { followLink } from '../lib/navigate.js';
 import { agentPath } from '../lib/route.js';
 import { currentLocale } from '../localization.js';
@@ -15,16 +16,72 @@ import './sb-agent-dialog.js';
 import './sb-confirm.js';
 import './sb-key-dialog.js';
 import './sb-key-status.js';
+import './sb-row-menu.js';
 
-/** Agent accounts: create, edit, disable or enable, regenerate and revoke keys (REQ-03, REQ-09). */
+type Sort = NonNullable<QueryOf<'listAgents'>['sort']>;
+type Order = 'asc' | 'desc';
+const SORTS: readonly (readonly [Sort, Order])[] = [
+  ['name', 'asc'],
+  ['name', 'desc'],
+  ['host', 'asc'],
+  ['host', 'desc'],
+  ['last_access', 'desc'],
+  ['last_access', 'asc'],
+  ['status', 'desc'],
+  ['status', 'asc'],
+];
+/** One page of the list: hundreds of agents are paged by the server, never rendered at once. */
+const PAGE_SIZE = 50;
+/** Typing pauses this long before the search runs, so each keystroke does not cost a request. */
+const SEARCH_DELAY_MS = 250;
+
+/**
+ * Agent accounts: create, edit, disable or enable, regenerate and revoke keys (REQ-03, REQ-09).
+ * Searched, sorted and paged by the server (GET /admin/agents), so a fleet of thousands shows one
+ * page at a time.
+ */
 @localized()
 @customElement('sb-agents')
 export class SbAgents extends LitElement {
-  static override styles = [shared];
+  static override styles = [
+    shared,
+    css`
+      .filters {
+        display: flex;
+        flex-wrap: wrap;
+        gap: 0.75rem;
+        align-items: start;
+        margin-bottom: 0.75rem;
+      }
+      .filters .grow {
+        flex: 1 1 16rem;
+      }
+      .row-actions {
+        flex-wrap: nowrap;
+      }
+      .pager {
+        display: flex;
+        flex-wrap: wrap;
+        gap: 0.5rem;
+        align-items: center;
+        justify-content: end;
+        margin-top: 0.75rem;
+      }
+    `,
+  ];
 
   @state() private hosts: Host[] = [];
   @state() private agents: Agent[] = [];
   @state() private hostFilter = '';
+  @state() private search = '';
+  @state() private sort: `${Sort}:${Order}` = 'name:asc';
+  /** The cursor that starts each page seen so far (undefined: the first page); the last is shown. */
+  @state() private starts: (string | undefined)[] = [undefined];
+  @state() private next: string | null = null;
+  @state() private total = 0;
+  private searchTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Answers to superseded requests (the search changed meanwhile) are dropped. */
+  private generation = 0;
   @state() private loaded = false;
   @state() private error = '';
   @state() private notice = '';
@@ -37,15 +94,93 @@ export class SbAgents extends LitElement {
     void this.load();
   }
 
-  private async load(): Promise<void> {
+  override disconnectedCallback(): void {
+    super.disconnectedCallback();
+    clearTimeout(this.searchTimer);
+  }
+
+  /** Reloads the page shown (after a change) or, with `starts`, moves to another page. */
+  private async load(starts = this.starts): Promise<void> {
+    const generation = ++this.generation;
+    const [sort, order] = this.sort.split(':') as [Sort, Order];
     try {
-      [this.hosts, this.agents] = await Promise.all([listAllHosts(), listAllAgents()]);
+      const [hosts, page] = await Promise.all([
+        listAllHosts(),
+        call('listAgents', {
+          query: {
+            q: this.search.trim() || undefined,
+            host_id: this.hostFilter || undefined,
+            sort,
+            order,
+            cursor: starts.at(-1),
+            limit: PAGE_SIZE,
+          },
+        }),
+      ]);
+      if (generation !== this.generation) return;
+      // A page emptied by deletions: step back rather than show an empty page with more before it.
+      if (page.agents.length === 0 && starts.length > 1) return this.load(starts.slice(0, -1));
+      this.hosts = hosts;
+      this.agents = page.agents;
+      this.next = page.next_cursor;
+      this.total = page.total;
+      this.starts = starts;
       this.error = '';
     } catch (error) {
-      this.error = failureText(error);
+      if (generation === this.generation) this.error = failureText(error);
     } finally {
-      this.loaded = true;
+      if (generation === this.generation) this.loaded = true;
     }
+  }
+
+  /** A new search, filter or sort starts again from the first page. */
+  private restart(): void {
+    clearTimeout(this.searchTimer);
+    void this.load([undefined]);
+  }
+
+  private onSearch(event: Event): void {
+    this.search = (event.target as HTMLInputElement).value;
+    clearTimeout(this.searchTimer);
+    this.searchTimer = setTimeout(() => this.restart(), SEARCH_DELAY_MS);
+  }
+
+  private sortLabel(sort: Sort, order: Order): string {
+    switch (`${sort}:${order}`) {
+      case 'name:asc':
+        return msg('Name (A to Z)');
+      case 'name:desc':
+        return msg('Name (Z to A)');
+      case 'host:asc':
+        return msg('Host (A to Z)');
+      case 'host:desc':
+        return msg('Host (Z to A)');
+      case 'last_access:desc':
+        return msg('Last access (latest first)');
+      case 'last_access:asc':
+        return msg('Last access (never or oldest first)');
+      case 'status:desc':
+        return msg('Status (enabled first)');
+      default:
+        return msg('Status (disabled first)');
+    }
+  }
+
+  private pager() {
+    const locale = currentLocale();
+    const first = (this.starts.length - 1) * PAGE_SIZE + 1;
+    const last = first + this.agents.length - 1;
+    return html`<nav class="pager" aria-label=${msg('Agent pages')}>
+      <span data-testid="range">
+        ${msg(str`${formatCount(first, locale)}–${formatCount(last, locale)} of ${formatCount(this.total, locale)}`)}
+      </span>
+      <button type="button" ?disabled=${this.starts.length <= 1} @click=${() => this.load(this.starts.slice(0, -1))}>
+        ${msg('Previous page')}
+      </button>
+      <button type="button" ?disabled=${!this.next} @click=${() => this.next && this.load([...this.starts, this.next])}>
+        ${msg('Next page')}
+      </button>
+    </nav>`;
   }
 
   private hostName(hostId: string): string {
@@ -138,70 +273,126 @@ export class SbAgents extends LitElement {
     return html`<tr data-agent-id=${agent.agent_id}>
       <td data-label=${msg('Name')}>
         <a
-          class="mono"
+          class="mono nobreak"
           href=${agentPath(agent.agent_id)}
           @click=${(e: MouseEvent) => followLink(e, agentPath(agent.agent_id))}
           ><strong>${agent.name}</strong></a
         >
       </td>
       <td data-label=${msg('Display name')}>${agent.display_name}</td>
-      <td data-label=${msg('Host')}>${this.hostName(agent.host_id)}</td>
+      <td data-label=${msg('Host')}><span class="nobreak">${this.hostName(agent.host_id)}</span></td>
       <td data-label=${msg('Status')}>
         ${agent.enabled ? html`<span class="badge ok">${msg('Enabled')}</span>` : html`<span class="badge off">${msg('Disabled')}</span>`}
       </td>
       <td data-label=${msg('API key')}><sb-key-status .agent=${agent}></sb-key-status></td>
       <td data-label=${msg('Last access')}>${agent.last_access_at ? formatTime(agent.last_access_at, locale) : msg('Never')}</td>
       <td>
-        <div class="actions">
+        <div class="actions row-actions">
           <button type="button" @click=${() => this.dialog.open(agent)} aria-label=${msg(str`Edit agent ${agent.name}`)}>
             ${msg('Edit')}
           </button>
-          ${
-            agent.enabled
-              ? html`<button type="button" @click=${() => this.setEnabled(agent, false)} aria-label=${msg(str`Disable agent ${agent.name}`)}>
-                  ${msg('Disable')}
-                </button>`
-              : html`<button type="button" @click=${() => this.setEnabled(agent, true)} aria-label=${msg(str`Enable agent ${agent.name}`)}>
-                  ${msg('Enable')}
-                </button>`
-          }
-          ${
-            agent.key_status === 'active'
-              ? html`<button type="button" @click=${() => this.regenerate(agent)} aria-label=${msg(str`Issue a new key for ${agent.name}`)}>
-                    ${msg('New key')}
-                  </button>
-                  <button type="button" class="danger" @click=${() => this.revoke(agent)} aria-label=${msg(str`Revoke the key of ${agent.name}`)}>
-                    ${msg('Revoke key')}
-                  </button>`
-              : html`<button type="button" @click=${() => this.regenerate(agent)} aria-label=${msg(str`Issue a key for ${agent.name}`)}>
-                  ${msg('Issue key')}
-                </button>`
-          }
-          <button type="button" class="danger" @click=${() => this.deleteAgent(agent)} aria-label=${msg(str`Delete agent ${agent.name}`)}>
-            ${msg('Delete')}
-          </button>
+          <sb-row-menu
+            label=${msg(str`More actions for ${agent.name}`)}
+            .items=${[
+              agent.enabled
+                ? {
+                    label: msg('Disable'),
+                    name: msg(str`Disable agent ${agent.name}`),
+                    action: () => this.setEnabled(agent, false),
+                  }
+                : {
+                    label: msg('Enable'),
+                    name: msg(str`Enable agent ${agent.name}`),
+                    action: () => this.setEnabled(agent, true),
+                  },
+              // The key actions follow the key's status: no "Revoke" when there is nothing to revoke.
+              ...(agent.key_status === 'active'
+                ? [
+                    {
+                      label: msg('New key'),
+                      name: msg(str`Issue a new key for ${agent.name}`),
+                      action: () => this.regenerate(agent),
+                    },
+                    {
+                      label: msg('Revoke key'),
+                      name: msg(str`Revoke the key of ${agent.name}`),
+                      danger: true,
+                      action: () => this.revoke(agent),
+                    },
+                  ]
+                : [
+                    {
+                      label: msg('Issue key'),
+                      name: msg(str`Issue a key for ${agent.name}`),
+                      action: () => this.regenerate(agent),
+                    },
+                  ]),
+              {
+                label: msg('Delete'),
+                name: msg(str`Delete agent ${agent.name}`),
+                danger: true,
+                action: () => this.deleteAgent(agent),
+              },
+            ]}
+          ></sb-row-menu>
         </div>
       </td>
     </tr>`;
   }
 
   override render() {
-    const shown = this.hostFilter ? this.agents.filter((a) => a.host_id === this.hostFilter) : this.agents;
+    const shown = this.agents;
     return html`<div class="toolbar">
         <h1>${msg('Agents')}</h1>
-        <div class="actions">
-          <div>
-            <label for="host-filter">${msg('Host')}</label>
-            <select id="host-filter" @change=${(e: Event) => (this.hostFilter = (e.target as HTMLSelectElement).value)}>
-              <option value="">${msg('All hosts')}</option>
-              ${this.hosts.map((h) => html`<option value=${h.host_id} .selected=${this.hostFilter === h.host_id}>${h.name}</option>`)}
-            </select>
-          </div>
-          <button class="primary" type="button" ?disabled=${this.hosts.length === 0} @click=${() => this.dialog.open(null)}>
-            ${msg('Add agent')}
-          </button>
-        </div>
+        <button class="primary" type="button" ?disabled=${this.hosts.length === 0} @click=${() => this.dialog.open(null)}>
+          ${msg('Add agent')}
+        </button>
       </div>
+      <form class="filters" role="search" aria-label=${msg('Search and sort agents')} @submit=${(e: Event) => {
+        e.preventDefault();
+        this.restart();
+      }}>
+        <div class="grow">
+          <label for="agent-search">${msg('Search agents')}</label>
+          <input
+            id="agent-search"
+            type="search"
+            maxlength=${FIELD_LIMITS.agent_search}
+            .value=${this.search}
+            @input=${this.onSearch}
+            aria-describedby="agent-search-hint"
+          />
+          <div class="hint" id="agent-search-hint">${msg('Name, display name, description or host.')}</div>
+        </div>
+        <div>
+          <label for="host-filter">${msg('Host')}</label>
+          <select
+            id="host-filter"
+            @change=${(e: Event) => {
+              this.hostFilter = (e.target as HTMLSelectElement).value;
+              this.restart();
+            }}
+          >
+            <option value="">${msg('All hosts')}</option>
+            ${this.hosts.map((h) => html`<option value=${h.host_id} .selected=${this.hostFilter === h.host_id}>${h.name}</option>`)}
+          </select>
+        </div>
+        <div>
+          <label for="agent-sort">${msg('Sort by')}</label>
+          <select
+            id="agent-sort"
+            @change=${(e: Event) => {
+              this.sort = (e.target as HTMLSelectElement).value as typeof this.sort;
+              this.restart();
+            }}
+          >
+            ${SORTS.map(
+              ([sort, order]) =>
+                html`<option value="${sort}:${order}" .selected=${this.sort === `${sort}:${order}`}>${this.sortLabel(sort, order)}</option>`,
+            )}
+          </select>
+        </div>
+      </form>
       <div role="status" aria-live="polite">${this.notice ? html`<p class="notice ok">${this.notice}</p>` : ''}</div>
       ${this.error ? html`<p class="notice error" role="alert">${this.error}</p>` : ''}
       ${this.loaded && this.hosts.length === 0 ? html`<p class="muted">${msg('Add a host first: every agent belongs to one.')}</p>` : ''}
@@ -223,7 +414,8 @@ export class SbAgents extends LitElement {
               <tbody>
                 ${shown.map((a) => this.row(a))}
               </tbody>
-            </table>`
+            </table>
+            ${this.loaded && this.total > 0 ? this.pager() : ''}`
       }
       <sb-agent-dialog .hosts=${this.hosts} @sb-saved=${this.saved} @sb-key-issued=${this.keyIssued}></sb-agent-dialog>
       <sb-key-dialog></sb-key-dialog>

@@ -1,5 +1,5 @@
 import { localized, msg } from '@lit/localize';
-import { css, html, LitElement, nothing } from 'lit';
+import { css, html, LitElement, nothing, type PropertyValues } from 'lit';
 import { customElement, state } from 'lit/decorators.js';
 import { keyed } from 'lit/directives/keyed.js';
 import { ApiFailure, call, SESSION_ENDED_EVENT } from '../api.js';
@@ -164,7 +164,12 @@ export class SbApp extends LitElement {
         .layout {
           grid-template-columns: 1fr;
         }
+        /* The tabs stay on screen while the page scrolls (issue 14). */
         nav {
+          position: sticky;
+          top: 0;
+          z-index: 5;
+          background: var(--sb-bg);
           border-right: none;
           border-bottom: 1px solid var(--sb-border);
           padding: 0.4rem;
@@ -322,9 +327,22 @@ export class SbApp extends LitElement {
     }
   }
 
-  override updated(): void {
+  override updated(changed: PropertyValues): void {
+    if (changed.has('route') || changed.has('phase')) this.revealCurrentTab();
     const title = this.phase === 'signed-in' ? `${pageTitle(this.currentPage())} · Switchboard` : 'Switchboard';
     if (document.title !== title) document.title = title;
+  }
+
+  /**
+   * On a phone the tabs are a row wider than the screen: scroll the row (never the page) so the
+   * current tab is in view, centred when it can be, after every navigation and on a direct load.
+   */
+  private revealCurrentTab(): void {
+    const nav = this.renderRoot.querySelector('nav');
+    const tab = nav?.querySelector<HTMLElement>('a[aria-current="page"]');
+    if (!nav || !tab || nav.scrollWidth <= nav.clientWidth) return;
+    const [box, at] = [nav.getBoundingClientRect(), tab.getBoundingClientRect()];
+    nav.scrollTo({ left: Math.max(0, nav.scrollLeft + at.left - box.left - (nav.clientWidth - at.width) / 2) });
   }
 
   override render() {

@@ -218,7 +218,7 @@ export class SbChannelMessages extends LitElement {
       <dt>${msg('File name')}</dt>
       <dd>${file.filename}</dd>
       <dt>${msg('Media type')}</dt>
-      <dd class="mono">${file.media_type}</dd>
+      <dd class="mono token">${file.media_type}</dd>
       <dt>${msg('Size')}</dt>
       <dd>
         ${
@@ -229,7 +229,7 @@ export class SbChannelMessages extends LitElement {
         }
       </dd>
       <dt>SHA-256</dt>
-      <dd class="mono">${file.sha256}</dd>
+      <dd class="mono token">${file.sha256}</dd>
       <div class="actions">
         <a
           class="button"

@@ -5,7 +5,6 @@ import { type AdminChannel, type Agent, call, listAllAgents, type QueryOf } from
 import { failureText } from '../failure-text.js';
 import { icons } from '../icons.js';
 import {
-  agentLabel,
   type ChannelFilters,
   type ChannelTab,
   channelQuery,
@@ -22,6 +21,7 @@ import { pathFor } from '../lib/route.js';
 import { currentLocale } from '../localization.js';
 import { shared } from '../styles/shared.js';
 import './sb-agent-list-picker.js';
+import './sb-agent-combobox.js';
 import { FIELD_LIMITS } from '../../../core/lib/limits.js';
 
 const TABS: readonly ChannelTab[] = ['private', 'group'];
@@ -146,10 +146,6 @@ export class SbChannels extends LitElement {
     void this.load();
   }
 
-  private get agentMap() {
-    return new Map(this.agents.map((a) => [a.agent_id, a]));
-  }
-
   private apply(filters: ChannelFilters): void {
     this.filters = filters;
     const address = pathFor('channels') + filtersToSearch(filters);
@@ -248,21 +244,14 @@ export class SbChannels extends LitElement {
       ></sb-agent-list-picker>
       ${
         tab === 'group'
-          ? html`<div>
-              <label for="owner-filter">${msg('Owner')}</label>
-              <select
-                id="owner-filter"
-                @change=${(e: Event) => this.apply({ ...this.filters, owner: (e.target as HTMLSelectElement).value })}
-              >
-                <option value="" .selected=${this.filters.owner === ''}>${msg('Any owner')}</option>
-                ${this.agents.map(
-                  (a) =>
-                    html`<option value=${a.agent_id} .selected=${this.filters.owner === a.agent_id}>
-                      ${agentLabel(a.agent_id, this.agentMap)}
-                    </option>`,
-                )}
-              </select>
-            </div>`
+          ? html`<sb-agent-combobox
+              id="owner-filter"
+              .label=${msg('Owner')}
+              .placeholder=${msg('Any owner')}
+              .agents=${this.agents}
+              .value=${this.filters.owner}
+              @sb-change=${(e: CustomEvent<string>) => this.apply({ ...this.filters, owner: e.detail })}
+            ></sb-agent-combobox>`
           : ''
       }
       <div>
@@ -336,7 +325,7 @@ export class SbChannels extends LitElement {
     return html`<tr data-channel-id=${channel.channel_id}>
       <td data-label=${group ? msg('Group') : msg('Conversation')}>
         <span class="title">${group ? icons.group : icons.private}<span>${title}</span></span>
-        <div class="hint mono">${channel.channel_id}</div>
+        <div class="hint mono token">${channel.channel_id}</div>
       </td>
       ${
         group

@@ -50,11 +50,20 @@ export class SbCleanupStatus extends LitElement {
     const s = this.status;
     if (!s) return '';
     const locale = currentLocale();
+    // Idle means every channel is within the limits (channels_done = channels_total), whether or
+    // not a retroactive run was ever needed: a full bar beside 'Last completed: Never' read as a
+    // contradiction, so the bar is only for a run in progress.
     const progress =
-      s.channels_total > 0
-        ? html`<progress max=${s.channels_total} value=${s.channels_done} aria-label=${msg('Cleanup progress')}></progress>
+      s.state === 'idle'
+        ? s.channels_total > 0
+          ? html`<span data-testid="cleanup-idle"
+              >${msg(str`All ${formatCount(s.channels_total, locale)} channels are within the limits`)}</span
+            >`
+          : msg('Nothing to do')
+        : s.channels_total > 0
+          ? html`<progress max=${s.channels_total} value=${s.channels_done} aria-label=${msg('Cleanup progress')}></progress>
             ${msg(str`${formatCount(s.channels_done, locale)} of ${formatCount(s.channels_total, locale)} channels`)}`
-        : msg('Nothing to do');
+          : msg('Nothing to do');
     return html`<dl>
       <dt>${msg('State')}</dt>
       <dd>${this.stateBadge(s.state)}</dd>
@@ -67,7 +76,7 @@ export class SbCleanupStatus extends LitElement {
       <dt>${msg('Last error')}</dt>
       <dd class=${s.last_error ? 'error' : 'muted'}>${s.last_error ?? msg('None')}</dd>
       <dt>${msg('Last completed')}</dt>
-      <dd>${s.last_completed_at ? formatTime(s.last_completed_at, locale) : msg('Never')}</dd>
+      <dd>${s.last_completed_at ? formatTime(s.last_completed_at, locale) : msg('No cleanup run was needed yet')}</dd>
     </dl>`;
   }
 }

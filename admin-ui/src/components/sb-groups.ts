@@ -6,12 +6,15 @@ import { failureText } from '../failure-text.js';
 import { icons } from '../icons.js';
 import { agentLabel } from '../lib/channel-filters.js';
 import { formatTime } from '../lib/format.js';
+import { followLink } from '../lib/navigate.js';
+import { pathFor } from '../lib/route.js';
 import { currentLocale } from '../localization.js';
 import { shared } from '../styles/shared.js';
 import type { SbConfirm } from './sb-confirm.js';
 import type { SbOwnerDialog } from './sb-owner-dialog.js';
 import './sb-confirm.js';
 import './sb-owner-dialog.js';
+import './sb-agent-combobox.js';
 
 /** Groups: owner, members and pending invitations; reassign the owner or dissolve (REQ-18..23). */
 @localized()
@@ -27,8 +30,11 @@ export class SbGroups extends LitElement {
         align-items: end;
         margin-bottom: 1rem;
       }
-      .filters select {
-        width: auto;
+      .filters {
+        align-items: start;
+      }
+      .filters sb-agent-combobox {
+        flex: 0 1 18rem;
         min-width: 12rem;
       }
       ul.people {
@@ -94,8 +100,8 @@ export class SbGroups extends LitElement {
   }
 
   private filterBy(which: 'owner' | 'participant') {
-    return (event: Event) => {
-      this[which] = (event.target as HTMLSelectElement).value;
+    return (event: CustomEvent<string>) => {
+      this[which] = event.detail;
       void this.load();
     };
   }
@@ -124,19 +130,20 @@ export class SbGroups extends LitElement {
     }
   }
 
-  private agentOptions(selected: string) {
-    return this.agents.map(
-      (a) =>
-        html`<option value=${a.agent_id} .selected=${selected === a.agent_id}>${agentLabel(a.agent_id, this.agentMap)}</option>`,
-    );
-  }
-
   private row(group: AdminGroup) {
     const agents = this.agentMap;
     const active = group.members.filter((m) => m.state === 'active');
     const pending = group.members.filter((m) => m.state === 'pending');
     return html`<tr data-group-id=${group.group_id}>
-      <td data-label=${msg('Name')}><span class="group-name">${icons.group}<strong>${group.name}</strong></span></td>
+      <td data-label=${msg('Name')}>
+        <a
+          class="group-name"
+          href=${pathFor('channels', group.group_id)}
+          aria-label=${msg(str`Read the messages of ${group.name}`)}
+          @click=${(e: MouseEvent) => followLink(e, pathFor('channels', group.group_id))}
+          >${icons.group}<strong class="nobreak">${group.name}</strong></a
+        >
+      </td>
       <td data-label=${msg('Owner')}>${agentLabel(group.owner_id, agents)}</td>
       <td data-label=${msg(str`Members (${group.member_count})`)}>
         <ul class="people">
@@ -169,20 +176,22 @@ export class SbGroups extends LitElement {
   override render() {
     return html`<h1>${msg('Groups')}</h1>
       <div class="filters" role="search" aria-label=${msg('Filter groups')}>
-        <div>
-          <label for="owner-filter">${msg('Owner')}</label>
-          <select id="owner-filter" @change=${this.filterBy('owner')}>
-            <option value="">${msg('Any owner')}</option>
-            ${this.agentOptions(this.owner)}
-          </select>
-        </div>
-        <div>
-          <label for="participant-filter">${msg('Member or invitee')}</label>
-          <select id="participant-filter" @change=${this.filterBy('participant')}>
-            <option value="">${msg('Anyone')}</option>
-            ${this.agentOptions(this.participant)}
-          </select>
-        </div>
+        <sb-agent-combobox
+          id="owner-filter"
+          .label=${msg('Owner')}
+          .placeholder=${msg('Any owner')}
+          .agents=${this.agents}
+          .value=${this.owner}
+          @sb-change=${this.filterBy('owner')}
+        ></sb-agent-combobox>
+        <sb-agent-combobox
+          id="participant-filter"
+          .label=${msg('Member or invitee')}
+          .placeholder=${msg('Anyone')}
+          .agents=${this.agents}
+          .value=${this.participant}
+          @sb-change=${this.filterBy('participant')}
+        ></sb-agent-combobox>
       </div>
       <div role="status" aria-live="polite">${this.notice ? html`<p class="notice ok">${this.notice}</p>` : ''}</div>
       ${this.error ? html`<p class="notice error" role="alert">${this.error}</p>` : ''}

@@ -1,9 +1,10 @@
 import { localized, msg, str } from '@lit/localize';
 import { css, html, LitElement } from 'lit';
-import { customElement, query, state } from 'lit/decorators.js';
+import { customElement, property, query, state } from 'lit/decorators.js';
 import { live } from 'lit/directives/live.js';
 import { ApiFailure, call, type Host } from '../api.js';
 import { failureText } from '../failure-text.js';
+import { sharedAddresses } from '../lib/shared-addresses.js';
 import { shared } from '../styles/shared.js';
 import type { SbDialog } from './sb-dialog.js';
 import './sb-dialog.js';
@@ -32,6 +33,9 @@ export class SbHostDialog extends LitElement {
         padding: 0;
         margin: 0 0 0.9rem;
       }
+      .notice.warning {
+        border-left-color: var(--sb-warning, #b7791f);
+      }
       legend {
         font-weight: 600;
         margin-bottom: 0.25rem;
@@ -39,6 +43,8 @@ export class SbHostDialog extends LitElement {
     `,
   ];
 
+  /** Every host, to warn when an address is already another host's. */
+  @property({ attribute: false }) hosts: readonly Host[] = [];
   @state() private host: Host | null = null;
   /** The form's values, kept in state so re-rendering (adding an address row) never loses typing. */
   @state() private draft: HostDraft = { name: '', os: '', description: '' };
@@ -151,6 +157,16 @@ export class SbHostDialog extends LitElement {
             </div>`,
           )}
           <button type="button" @click=${this.addAddress}>${msg('Add address')}</button>
+          <div role="status" aria-live="polite">
+            ${sharedAddresses(this.addresses, this.hosts, h?.host_id ?? null).map(
+              ({ address, host }) =>
+                html`<p class="notice warning" data-testid="shared-address">
+                  ${msg(
+                    str`${address} is also an address of host ${host}: every agent of either host can connect from it. Save anyway only if both machines really share it (behind one NAT, for example).`,
+                  )}
+                </p>`,
+            )}
+          </div>
         </fieldset>
         <div class="field">
           <label for="os">${msg('Operating system')}</label>

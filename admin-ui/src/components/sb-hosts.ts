@@ -88,8 +88,8 @@ export class SbHosts extends LitElement {
               <tbody>
                 ${this.hosts.map(
                   (host) => html`<tr data-host-id=${host.host_id}>
-                    <td data-label=${msg('Name')}><strong>${host.name}</strong></td>
-                    <td data-label=${msg('IP addresses')} class="mono">${host.addresses.map((a) => html`<div>${a}</div>`)}</td>
+                    <td data-label=${msg('Name')}><strong class="nobreak">${host.name}</strong></td>
+                    <td data-label=${msg('IP addresses')} class="mono">${host.addresses.map((a) => html`<div class="nobreak">${a}</div>`)}</td>
                     <td data-label=${msg('Operating system')}>${host.os}</td>
                     <td data-label=${msg('Description')}>${host.description}</td>
                     <td data-label=${msg('Agents')}>${agentCount(host.host_id)}</td>
@@ -108,7 +108,7 @@ export class SbHosts extends LitElement {
               </tbody>
             </table>`
       }
-      <sb-host-dialog @sb-saved=${this.saved}></sb-host-dialog>
+      <sb-host-dialog .hosts=${this.hosts} @sb-saved=${this.saved}></sb-host-dialog>
       <sb-confirm></sb-confirm>`;
   }
 }

@@ -126,12 +126,12 @@ export class SbKeyDialog extends LitElement {
   override render() {
     return html`<sb-dialog heading=${msg('New API key')} guarded @sb-close=${this.forget} @sb-close-request=${this.askToClose}>
       <p>${msg(str`The API key for ${this.agentName}. It is shown only this once: store it now.`)}</p>
-      <code class="key mono" data-testid="api-key">${this.apiKey}</code>
+      <code class="key mono token" data-testid="api-key">${this.apiKey}</code>
       <h3>${msg('Connect the agent')}</h3>
       <p class="hint">
         ${msg(str`On the agent's host, this saves the key in a switchboard profile named ${this.agentName} and checks it with the server:`)}
       </p>
-      <code class="key mono" data-testid="login-command">${this.apiKey ? this.command() : ''}</code>
+      <code class="key mono token" data-testid="login-command">${this.apiKey ? this.command() : ''}</code>
       <div class="actions">
         <button type="button" class="primary" autofocus @click=${(e: Event) => this.copy('key', e)}>
           ${icons.copy} ${msg('Copy key')}

@@ -3,10 +3,10 @@ import { html, LitElement } from 'lit';
 import { customElement, property, query, state } from 'lit/decorators.js';
 import { type AdminGroup, call } from '../api.js';
 import { failureText } from '../failure-text.js';
-import { agentLabel } from '../lib/channel-filters.js';
 import { shared } from '../styles/shared.js';
 import type { SbDialog } from './sb-dialog.js';
 import './sb-dialog.js';
+import './sb-agent-combobox.js';
 
 /** Makes another active member the group's owner; the old owner stays an ordinary member. */
 @localized()
@@ -33,6 +33,14 @@ export class SbOwnerDialog extends LitElement {
     const g = this.group;
     if (!g) return [];
     return g.members.filter((m) => m.state === 'active' && m.agent_id !== g.owner_id).map((m) => m.agent_id);
+  }
+
+  /** The candidates as picker entries; a member the console has no record of shows by its ID. */
+  private choices(candidates: string[]) {
+    return candidates.map((id) => {
+      const agent = this.agents.get(id);
+      return { agent_id: id, name: agent?.name ?? id, display_name: agent?.display_name ?? id };
+    });
   }
 
   private async submit(event: SubmitEvent): Promise<void> {
@@ -69,21 +77,16 @@ export class SbOwnerDialog extends LitElement {
           candidates.length === 0
             ? html`<p class="notice">${msg('The group has no other active member to take over.')}</p>`
             : html`<div class="field">
-                <label for="owner">${msg('New owner')}</label>
-                <select
-                  id="owner"
-                  required
-                  @change=${(e: Event) => {
-                    this.choice = (e.target as HTMLSelectElement).value;
+                <sb-agent-combobox
+                  .label=${msg('New owner')}
+                  .placeholder=${msg('Type to find a member')}
+                  .hint=${msg('Only an enabled, active member can become the owner.')}
+                  .agents=${this.choices(candidates)}
+                  .value=${this.choice}
+                  @sb-change=${(e: CustomEvent<string>) => {
+                    this.choice = e.detail;
                   }}
-                >
-                  <option value="" .selected=${this.choice === ''}>${msg('Choose a member')}</option>
-                  ${candidates.map(
-                    (id) =>
-                      html`<option value=${id} .selected=${this.choice === id}>${agentLabel(id, this.agents)}</option>`,
-                  )}
-                </select>
-                <div class="hint">${msg('Only an enabled, active member can become the owner.')}</div>
+                ></sb-agent-combobox>
               </div>`
         }
         ${this.error ? html`<p class="notice error" role="alert">${this.error}</p>` : ''}

@@ -139,6 +139,16 @@ export const shared = css`
   }
   .mono {
     font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, 'Liberation Mono', monospace;
+  }
+  /*
+   * Names and IP addresses never break mid-word on a wide screen: French and Russian headings
+   * squeeze the columns, and 'anywhere' would let a table cut '192.168.1.20' in two. Long tokens
+   * (hashes, keys, channel IDs) may break anywhere, since nobody reads them split at a word.
+   */
+  .nobreak {
+    white-space: nowrap;
+  }
+  .token {
     overflow-wrap: anywhere;
   }
   .visually-hidden {
@@ -213,6 +223,11 @@ export const shared = css`
     table.stack td {
       border: none;
       padding: 0.3rem 0.7rem;
+    }
+    /* A card has the whole width; only a name longer than the phone is wide may wrap. */
+    .nobreak {
+      white-space: normal;
+      overflow-wrap: anywhere;
     }
     table.stack td[data-label]::before {
       content: attr(data-label);

@@ -182,6 +182,23 @@ export const deleteHost = defineOperation({
 const AgentParams = z.object({ agent_id: AgentId });
 const AgentAnswer = z.object({ agent: Agent });
 
+/** The agent list's search and sort (issue 14: hundreds of agents, one page at a time). */
+export const AGENT_SORTS = ['name', 'host', 'last_access', 'status'] as const;
+export const AgentListQuery = z.object({
+  host_id: HostId.optional(),
+  q: z
+    .string()
+    .max(FIELD_LIMITS.agent_search)
+    .optional()
+    .openapi({ description: 'Case-insensitive text in the name, display name, description or host name.' }),
+  sort: z.enum(AGENT_SORTS).optional().openapi({
+    description: 'name (default), host (host name), last_access (never first) or status (disabled first).',
+  }),
+  order: z.enum(['asc', 'desc']).optional().openapi({ description: 'asc (default) or desc.' }),
+  cursor: Cursor,
+  limit: PageLimit,
+});
+
 export const listAgents = defineOperation({
   id: 'listAgents',
   method: 'get',
@@ -189,8 +206,15 @@ export const listAgents = defineOperation({
   role: 'admin',
   summary: 'List agent accounts, enabled or not',
   tags,
-  query: z.object({ host_id: HostId.optional(), cursor: Cursor, limit: PageLimit }),
-  response: z.object({ agents: z.array(Agent), next_cursor: z.string().nullable() }),
+  description:
+    'Search (q), sort and page through agents. A cursor belongs to the search, sort and order that issued it. ' +
+    'total counts every agent that matches host_id and q, across all pages.',
+  query: AgentListQuery,
+  response: z.object({
+    agents: z.array(Agent),
+    next_cursor: z.string().nullable(),
+    total: z.number().int().openapi({ description: 'Agents matching host_id and q, across all pages.' }),
+  }),
   errors: ADMIN_ERRORS,
   cli: { command: 'admin agents list' },
   mcp: false,
