@@ -6,6 +6,7 @@ import { failureText } from '../failure-text.js';
 import { formatTime } from '../lib/format.js';
 import { currentLocale } from '../localization.js';
 import { shared } from '../styles/shared.js';
+import { toast } from '../toast.js';
 import type { KeyIssued, SbAgentDialog } from './sb-agent-dialog.js';
 import type { SbConfirm } from './sb-confirm.js';
 import type { SbKeyDialog } from './sb-key-dialog.js';
@@ -24,7 +25,6 @@ export class SbAgents extends LitElement {
   @state() private hostFilter = '';
   @state() private loaded = false;
   @state() private error = '';
-  @state() private notice = '';
   @query('sb-agent-dialog') private dialog!: SbAgentDialog;
   @query('sb-key-dialog') private keyDialog!: SbKeyDialog;
   @query('sb-confirm') private confirm!: SbConfirm;
@@ -51,23 +51,22 @@ export class SbAgents extends LitElement {
 
   private async act(action: () => Promise<string>): Promise<void> {
     try {
-      this.notice = await action();
+      toast(this, await action());
       this.error = '';
       await this.load();
     } catch (error) {
-      this.notice = '';
       this.error = failureText(error);
     }
   }
 
   private async keyIssued(event: CustomEvent<KeyIssued>): Promise<void> {
-    this.notice = msg(str`Created agent ${event.detail.agent.name}.`);
+    toast(this, msg(str`Created agent ${event.detail.agent.name}.`));
     await this.load();
     await this.keyDialog.showKey(event.detail.agent.name, event.detail.apiKey);
   }
 
   private async saved(event: CustomEvent<Agent>): Promise<void> {
-    this.notice = msg(str`Saved agent ${event.detail.name}.`);
+    toast(this, msg(str`Saved agent ${event.detail.name}.`));
     await this.load();
   }
 
@@ -88,7 +87,7 @@ export class SbAgents extends LitElement {
     if (!ok) return;
     try {
       const { api_key } = await call('regenerateAgentKey', { params: { agent_id: agent.agent_id } });
-      this.notice = msg(str`Issued a new key for ${agent.name}.`);
+      toast(this, msg(str`Issued a new key for ${agent.name}.`));
       this.error = '';
       await this.keyDialog.showKey(agent.name, api_key);
     } catch (error) {
@@ -181,7 +180,6 @@ export class SbAgents extends LitElement {
           </button>
         </div>
       </div>
-      <div role="status" aria-live="polite">${this.notice ? html`<p class="notice ok">${this.notice}</p>` : ''}</div>
       ${this.error ? html`<p class="notice error" role="alert">${this.error}</p>` : ''}
       ${this.loaded && this.hosts.length === 0 ? html`<p class="muted">${msg('Add a host first: every agent belongs to one.')}</p>` : ''}
       ${
