@@ -19,7 +19,7 @@ const PAGES = ['/', '/hosts', '/agents', '/channels', '/groups', '/cleanup', '/s
 /** Words each language rightly writes as English does (as in test/ui/translations.test.ts). */
 const SAME_AS_ENGLISH: Record<Locale, readonly string[]> = {
   en: [],
-  fr: ['Actions', 'Agent', 'Agents', 'Conversation', 'Description', 'GPU', 'Messages', 'Participants'],
+  fr: ['Actions', 'Agent', 'Agents', 'Conversation', 'Description', 'GPU', 'Messages', 'Notifications', 'Participants'],
   'zh-Hans': ['CPU', 'GPU', 'MB'],
   'zh-Hant': ['CPU', 'GPU', 'MB'],
   it: ['CPU', 'GPU', 'Host', 'MB', 'Password'],
@@ -66,7 +66,18 @@ beforeAll(async () => {
     key: alice.key,
     body: { to_agent_ids: [bob.agent.agent_id], body: 'build 1432 is green' },
   });
-  data.push('build-box', '127.0.0.1', 'alice', 'bob', 'builders', 'build 1432 is green', 'linux', 'admin');
+  data.push(
+    'build-box',
+    '127.0.0.1',
+    'alice',
+    'bob',
+    'builders',
+    'build 1432 is green',
+    'linux',
+    'admin',
+    'bob ↔ alice',
+    'alice ↔ bob',
+  );
 }, 120_000);
 
 afterAll(async () => {
@@ -97,7 +108,8 @@ function visibleTexts(page: Page): Promise<string[]> {
           if (text && parent && parent.checkVisibility() && !['STYLE', 'SCRIPT'].includes(parent.tagName))
             out.push(text);
         } else if (node instanceof Element) {
-          for (const attr of ['aria-label', 'placeholder', 'title']) {
+          const attrs = node.checkVisibility() ? ['aria-label', 'placeholder', 'title'] : [];
+          for (const attr of attrs) {
             const value = node.getAttribute(attr)?.trim();
             if (value) out.push(value);
           }
