@@ -7,9 +7,10 @@
 import { execFile } from 'node:child_process';
 import { readFile, statfs } from 'node:fs/promises';
 import os from 'node:os';
-import type { Resources } from '../core/contract/models.js';
+import type { RESOURCE_REASON_CODES, Resources } from '../core/contract/models.js';
 
 export type ResourceMetric = Resources['cpu'];
+type ReasonCode = (typeof RESOURCE_REASON_CODES)[number];
 
 export interface CpuTimes {
   /** Ticks spent idle (idle + iowait on Linux). */
@@ -18,8 +19,8 @@ export interface CpuTimes {
   total: number;
 }
 
-function unavailable(reason: string): ResourceMetric {
-  return { available: false, reason };
+function unavailable(reason: string, reason_code: ReasonCode, params?: Record<string, number>): ResourceMetric {
+  return { available: false, reason, reason_code, ...(params && { params }) };
 }
 
 function percent(part: number, whole: number): number {
@@ -72,14 +73,18 @@ export function parseMeminfo(text: string): { total: number; available: number }
   return { total, available: Math.min(available, total) };
 }
 
-export function memoryMetric(total: number, available: number, detail?: string): ResourceMetric {
+export function memoryMetric(
+  total: number,
+  available: number,
+  detail?: { text: string; code: 'os_free_memory' },
+): ResourceMetric {
   const used = Math.max(0, total - available);
   return {
     available: true,
     utilization_percent: percent(used, total),
     used_bytes: used,
     total_bytes: total,
-    ...(detail !== undefined && { detail }),
+    ...(detail !== undefined && { detail: detail.text, detail_code: detail.code }),
   };
 }
 
@@ -88,13 +93,14 @@ export function diskMetric(stats: { bsize: number; blocks: number; bfree: number
   const total = stats.blocks * stats.bsize;
   const used = (stats.blocks - stats.bfree) * stats.bsize;
   const usable = used + stats.bavail * stats.bsize;
-  if (!(total > 0)) return unavailable('The data directory reports no capacity.');
+  if (!(total > 0)) return unavailable('The data directory reports no capacity.', 'disk_no_capacity');
   return {
     available: true,
     utilization_percent: percent(used, usable),
     used_bytes: used,
     total_bytes: total,
     detail: 'file system of the data directory',
+    detail_code: 'data_dir_file_system',
   };
 }
 
@@ -111,9 +117,9 @@ export function parseNvidiaSmi(text: string): ResourceMetric {
     .map((line) => line.trim())
     .filter((line) => line !== '')
     .map((line) => line.split(',').map((cell) => Number(cell.trim())));
-  if (rows.length === 0) return unavailable('nvidia-smi listed no GPU.');
+  if (rows.length === 0) return unavailable('nvidia-smi listed no GPU.', 'gpu_none_listed');
   const utilizations = rows.map((r) => r[0]).filter((n): n is number => Number.isFinite(n));
-  if (utilizations.length === 0) return unavailable('nvidia-smi reports no GPU utilization.');
+  if (utilizations.length === 0) return unavailable('nvidia-smi reports no GPU utilization.', 'gpu_no_utilization');
   const memory = rows.filter((r) => Number.isFinite(r[1]) && Number.isFinite(r[2]));
   const used = memory.reduce((sum, r) => sum + (r[1] as number) * MIB, 0);
   const total = memory.reduce((sum, r) => sum + (r[2] as number) * MIB, 0);
@@ -123,6 +129,8 @@ export function parseNvidiaSmi(text: string): ResourceMetric {
     utilization_percent: Math.min(100, Math.max(0, Math.round(average * 10) / 10)),
     ...(memory.length > 0 && { used_bytes: used, total_bytes: total }),
     detail: rows.length === 1 ? '1 GPU' : `${rows.length} GPUs (average utilization, memory summed)`,
+    detail_code: 'gpu_count',
+    params: { count: rows.length },
   };
 }
 
@@ -136,9 +144,12 @@ export function readGpu(timeoutMs = 2000): Promise<ResourceMetric> {
         return;
       }
       const code = (error as NodeJS.ErrnoException).code;
-      if (code === 'ENOENT') resolve(unavailable('No NVIDIA GPU: nvidia-smi is not installed.'));
-      else if (error.killed) resolve(unavailable(`nvidia-smi did not answer within ${timeoutMs} ms.`));
-      else resolve(unavailable('nvidia-smi failed (no GPU or driver not loaded).'));
+      if (code === 'ENOENT') resolve(unavailable('No NVIDIA GPU: nvidia-smi is not installed.', 'gpu_not_installed'));
+      else if (error.killed)
+        resolve(
+          unavailable(`nvidia-smi did not answer within ${timeoutMs} ms.`, 'gpu_timeout', { timeout_ms: timeoutMs }),
+        );
+      else resolve(unavailable('nvidia-smi failed (no GPU or driver not loaded).', 'gpu_failed'));
     });
   });
 }
@@ -158,14 +169,20 @@ async function readMemory(): Promise<ResourceMetric> {
   } catch {
     // No /proc: the OS figures below count reclaimable cache as used, hence the detail.
   }
-  return memoryMetric(os.totalmem(), os.freemem(), 'free memory as reported by the OS');
+  return memoryMetric(os.totalmem(), os.freemem(), {
+    text: 'free memory as reported by the OS',
+    code: 'os_free_memory',
+  });
 }
 
 async function readDisk(dataDir: string): Promise<ResourceMetric> {
   try {
     return diskMetric(await statfs(dataDir));
   } catch (error) {
-    return unavailable(`Cannot read the data directory's file system (${(error as Error).message}).`);
+    return unavailable(
+      `Cannot read the data directory's file system (${(error as Error).message}).`,
+      'disk_unreadable',
+    );
   }
 }
 
@@ -216,7 +233,7 @@ export class HostMetrics {
   private async readCpu(): Promise<ResourceMetric> {
     let before = this.previousCpu;
     let after = await readCpuTimes();
-    if (!after) return unavailable('CPU times are not readable on this system.');
+    if (!after) return unavailable('CPU times are not readable on this system.', 'cpu_unreadable');
     let share = before ? cpuUtilization(before, after) : null;
     if (share === null) {
       before = after;
@@ -225,7 +242,14 @@ export class HostMetrics {
       share = before && after ? cpuUtilization(before, after) : null;
     }
     this.previousCpu = after;
-    if (share === null) return unavailable('CPU times did not advance.');
-    return { available: true, utilization_percent: share, detail: `${os.availableParallelism()} logical CPUs` };
+    if (share === null) return unavailable('CPU times did not advance.', 'cpu_not_advancing');
+    const cpus = os.availableParallelism();
+    return {
+      available: true,
+      utilization_percent: share,
+      detail: `${cpus} logical CPUs`,
+      detail_code: 'logical_cpus',
+      params: { count: cpus },
+    };
   }
 }

@@ -6,7 +6,14 @@
 import { OpenAPIHono, type z } from '@hono/zod-openapi';
 import type { Context, MiddlewareHandler } from 'hono';
 import { HTTPException } from 'hono/http-exception';
-import { ApiError, type ErrorCode, reviveApiError } from '../core/contract/errors.js';
+import {
+  ApiError,
+  ERROR_REASONS,
+  type ErrorCode,
+  type ErrorDetails,
+  type ErrorReason,
+  reviveApiError,
+} from '../core/contract/errors.js';
 import { operationList } from '../core/contract/index.js';
 import type { ErrorBody } from '../core/contract/models.js';
 import type { OperationDef } from '../core/contract/registry.js';
@@ -22,16 +29,42 @@ import { frontGuard, requestContext } from './middleware/request-context.js';
 import { sameOriginWrites } from './middleware/same-origin.js';
 import { API_BASE, buildOpenApiDocument, routeFor } from './openapi.js';
 
-function zodIssueField(error: z.ZodError): { field?: string; message: string } {
+/**
+ * The first issue as structured details: the field path, zod's issue kind as the stable reason
+ * (or our own, carried in a custom issue's params), the limit and what it counts, so a client can
+ * phrase the refusal in its own language; `message` keeps zod's English for everyone else.
+ */
+export function validationDetails(error: z.ZodError): { message: string; details: ErrorDetails } {
   const issue = error.issues[0];
-  if (!issue) return { message: 'Invalid request.' };
-  const field = issue.path.map(String).join('.');
-  return { field: field || undefined, message: field ? `${field}: ${issue.message}` : issue.message };
+  if (!issue) return { message: 'Invalid request.', details: { reason: 'custom' } };
+  const path = issue.path.map(String).join('.');
+  const details: ErrorDetails = { reason: issue.code };
+  if (path) details.field = path;
+  const params: Record<string, string | number> = {};
+  if (issue.code === 'too_big' || issue.code === 'too_small') {
+    const bound = issue.code === 'too_big' ? issue.maximum : issue.minimum;
+    if (typeof bound === 'number') details.limit = bound;
+    params.origin = issue.origin;
+    if (issue.inclusive === false) params.exclusive = 1;
+  } else if (issue.code === 'invalid_format') {
+    params.format = issue.format;
+  } else if (issue.code === 'invalid_type') {
+    params.expected = issue.expected;
+  } else if (issue.code === 'unrecognized_keys') {
+    params.keys = issue.keys.join(',');
+  } else if (issue.code === 'custom') {
+    const own = (issue.params as { reason?: unknown } | undefined)?.reason;
+    if (typeof own === 'string' && (ERROR_REASONS as readonly string[]).includes(own)) {
+      details.reason = own as ErrorReason;
+    }
+  }
+  if (Object.keys(params).length > 0) details.params = params;
+  return { message: path ? `${path}: ${issue.message}` : issue.message, details };
 }
 
 function invalidInput(error: z.ZodError): ApiError {
-  const { field, message } = zodIssueField(error);
-  return new ApiError('validation_failed', message, { field });
+  const { message, details } = validationDetails(error);
+  return new ApiError('validation_failed', message, details);
 }
 
 /**
@@ -54,7 +87,7 @@ async function errorResponse(c: Context<AppEnv>, error: ApiError): Promise<Respo
   } catch {
     // An error answer must not fail because the registry is unreachable.
   }
-  const { field, target, limit, retryAfterMs } = error.details;
+  const { field, target, limit, retryAfterMs, reason, params } = error.details;
   const body: z.infer<typeof ErrorBody> = {
     request_id: c.get('requestId') ?? 'req_unknown',
     error: {
@@ -65,6 +98,8 @@ async function errorResponse(c: Context<AppEnv>, error: ApiError): Promise<Respo
       ...(limit !== undefined && { limit }),
       settings_revision: revision,
       ...(retryAfterMs !== undefined && { retry_after_ms: retryAfterMs }),
+      ...(reason !== undefined && { reason }),
+      ...(params !== undefined && { params }),
     },
   };
   if (retryAfterMs !== undefined) c.header('Retry-After', String(Math.max(1, Math.ceil(retryAfterMs / 1000))));

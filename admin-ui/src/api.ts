@@ -6,7 +6,7 @@
 
 import routes from 'virtual:console-routes';
 import type { z } from '@hono/zod-openapi';
-import type { ErrorCode, OperationId, Operations } from '../../core/contract/index.js';
+import type { ErrorCode, ErrorReason, OperationId, Operations } from '../../core/contract/index.js';
 
 type Part<K extends OperationId, P extends string> = Operations[K] extends {
   readonly [Q in P]: infer S extends z.ZodType;
@@ -29,16 +29,41 @@ const ROUTES = routes as {
 
 export const API_BASE = '/api/v1';
 
+/**
+ * Failures that never come from the API itself: no answer at all (`network_error`), or an answer
+ * without Switchboard's error body from something in front of it (`gateway_error`: a proxy's 502,
+ * 503 or 504 page).
+ */
+export type ClientFailureCode = 'network_error' | 'gateway_error';
+
+/** The structured parts of an error body beyond code and message (api-v1.md), for phrasing. */
+export interface FailureExtra {
+  requestId?: string;
+  reason?: ErrorReason;
+  limit?: number;
+  params?: Record<string, string | number>;
+}
+
 /** A refusal from the API, carrying its structured error (api-v1.md). */
 export class ApiFailure extends Error {
+  readonly requestId?: string;
+  readonly reason?: ErrorReason;
+  readonly limit?: number;
+  readonly params?: Record<string, string | number>;
+
   constructor(
     readonly status: number,
-    readonly code: ErrorCode | 'network_error',
+    readonly code: ErrorCode | ClientFailureCode,
     readonly detail: string,
     readonly field?: string,
     readonly retryAfterMs?: number,
+    extra: FailureExtra = {},
   ) {
     super(`${status} ${code}: ${detail}`);
+    this.requestId = extra.requestId;
+    this.reason = extra.reason;
+    this.limit = extra.limit;
+    this.params = extra.params;
   }
 }
 
@@ -94,17 +119,37 @@ export async function call<K extends ConsoleOperation>(id: K, options: CallOptio
     // An answer that is not JSON (a proxy's error page) is reported by status below.
   }
   if (!response.ok) {
-    const error = (json as { error?: { code?: ErrorCode; message?: string; field?: string; retry_after_ms?: number } })
-      ?.error;
+    const body = json as {
+      request_id?: string;
+      error?: {
+        code?: ErrorCode;
+        message?: string;
+        field?: string;
+        retry_after_ms?: number;
+        reason?: ErrorReason;
+        limit?: number;
+        params?: Record<string, string | number>;
+      };
+    } | null;
+    const error = body?.error;
     if (response.status === 401 && id !== 'adminLogin' && id !== 'adminSetup') {
       window.dispatchEvent(new CustomEvent(SESSION_ENDED_EVENT));
     }
+    // No Switchboard error body: a proxy or the launcher's front answered for a worker that is
+    // down, which the administrator should read as a server problem, not as a refusal.
+    const fallback = response.status >= 500 ? 'gateway_error' : 'internal_error';
     throw new ApiFailure(
       response.status,
-      error?.code ?? 'internal_error',
+      error?.code ?? fallback,
       error?.message ?? `HTTP ${response.status}`,
       error?.field,
       error?.retry_after_ms,
+      {
+        requestId: body?.request_id ?? response.headers.get('x-request-id') ?? undefined,
+        reason: error?.reason,
+        limit: error?.limit,
+        params: error?.params,
+      },
     );
   }
   return json as ResponseOf<K>;

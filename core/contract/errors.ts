@@ -46,11 +46,50 @@ export const ERROR_STATUS = {
 export type ErrorCode = keyof typeof ERROR_STATUS;
 export const ERROR_CODES = Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode[]];
 
+/**
+ * Why a request was refused, finer than its code, as a stable identifier a client can phrase in its
+ * own language (the console does, in seven). The first group is zod's issue kinds for
+ * `validation_failed` (with `limit` and `params.origin`/`params.format` where zod has them); the
+ * rest name the domain refusals an administrator meets. Add freely; never rename.
+ */
+export const ERROR_REASONS = [
+  // validation_failed, from the schema (zod issue codes)
+  'invalid_type',
+  'too_big',
+  'too_small',
+  'invalid_format',
+  'not_multiple_of',
+  'unrecognized_keys',
+  'invalid_union',
+  'invalid_key',
+  'invalid_element',
+  'invalid_value',
+  'custom',
+  // validation_failed, from our own checks
+  'not_ip_address',
+  'empty_patch',
+  'malformed_json',
+  // conflict
+  'host_name_taken',
+  'agent_name_taken',
+  'host_has_agents',
+  'agent_owns_groups',
+  'owner_not_member',
+  'admin_exists',
+  // unavailable
+  'change_pending',
+  'deletion_pending',
+] as const;
+export type ErrorReason = (typeof ERROR_REASONS)[number];
+
 export interface ErrorDetails {
   field?: string;
   target?: string;
   limit?: number;
   retryAfterMs?: number;
+  reason?: ErrorReason;
+  /** Values a client needs to phrase the reason (a zod issue's origin or format, a count). */
+  params?: Record<string, string | number>;
 }
 
 const TAG = 'SWITCHBOARD_API_ERROR:';

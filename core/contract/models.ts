@@ -5,7 +5,7 @@
 import { z } from '@hono/zod-openapi';
 import { canonicalIp } from '../lib/ip.js';
 import { FIELD_LIMITS } from '../lib/limits.js';
-import { ERROR_CODES } from './errors.js';
+import { ERROR_CODES, ERROR_REASONS } from './errors.js';
 
 export const Timestamp = z.iso.datetime({ precision: 3 }).openapi({ example: '2026-11-29T21:45:05.123Z' });
 export const NullableTimestamp = Timestamp.nullable();
@@ -49,6 +49,14 @@ export const ErrorBody = z
       limit: z.number().optional(),
       settings_revision: z.number().int(),
       retry_after_ms: z.number().int().optional(),
+      reason: z.enum(ERROR_REASONS).optional().openapi({
+        description:
+          'Why, as a stable code (validation_failed: the schema issue kind, e.g. too_small with limit; conflict: e.g. host_name_taken). `message` says the same in English.',
+      }),
+      params: z
+        .record(z.string(), z.union([z.string(), z.number()]))
+        .optional()
+        .openapi({ description: 'Values to phrase the reason with, e.g. {origin: "string"} for too_small.' }),
     }),
   })
   .openapi('Error');
@@ -81,7 +89,11 @@ export const IpAddress = z
   .transform((text, ctx) => {
     const ip = canonicalIp(text);
     if (ip === null) {
-      ctx.addIssue({ code: 'custom', message: `"${text}" is not an exact IPv4 or IPv6 address (no CIDR, no names)` });
+      ctx.addIssue({
+        code: 'custom',
+        message: `"${text}" is not an exact IPv4 or IPv6 address (no CIDR, no names)`,
+        params: { reason: 'not_ip_address' },
+      });
       return z.NEVER;
     }
     return ip;
@@ -189,7 +201,10 @@ export const DerivedLimits = z.object({
 
 export const LimitsPatch = Limits.partial()
   .strict()
-  .refine((v) => Object.keys(v).length > 0, { message: 'name at least one setting' });
+  .refine((v) => Object.keys(v).length > 0, {
+    message: 'name at least one setting',
+    params: { reason: 'empty_patch' },
+  });
 
 export const Attachment = z
   .object({
@@ -247,6 +262,32 @@ export const SentThread = {
 export const Capabilities = z.array(z.string());
 
 /**
+ * Why a figure is phrased the way it is, as stable codes a client renders in its own language
+ * (the console does); `detail` and `reason` keep the English text for other clients.
+ */
+export const RESOURCE_DETAIL_CODES = ['logical_cpus', 'data_dir_file_system', 'os_free_memory', 'gpu_count'] as const;
+export const RESOURCE_REASON_CODES = [
+  'cloudflare',
+  'metrics_unreachable',
+  'metrics_http_error',
+  'metrics_not_json',
+  'metrics_bad_shape',
+  'cpu_unreadable',
+  'cpu_not_advancing',
+  'disk_no_capacity',
+  'disk_unreadable',
+  'gpu_not_installed',
+  'gpu_none_listed',
+  'gpu_no_utilization',
+  'gpu_timeout',
+  'gpu_failed',
+] as const;
+const ResourceParams = z
+  .record(z.string(), z.union([z.string(), z.number()]))
+  .optional()
+  .openapi({ description: 'Values for the code, e.g. {count: 2} for logical_cpus, {timeout_ms} for gpu_timeout.' });
+
+/**
  * One server resource on the admin overview: a figure, or explicitly unavailable with the reason
  * (as on Cloudflare, or on a machine without a GPU).
  */
@@ -258,8 +299,15 @@ export const ResourceMetric = z
       used_bytes: z.number().nonnegative().optional(),
       total_bytes: z.number().nonnegative().optional(),
       detail: z.string().optional(),
+      detail_code: z.enum(RESOURCE_DETAIL_CODES).optional(),
+      params: ResourceParams,
     }),
-    z.object({ available: z.literal(false), reason: z.string() }),
+    z.object({
+      available: z.literal(false),
+      reason: z.string(),
+      reason_code: z.enum(RESOURCE_REASON_CODES).optional(),
+      params: ResourceParams,
+    }),
   ])
   .openapi('ResourceMetric');
 

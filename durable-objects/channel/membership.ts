@@ -238,6 +238,7 @@ export class GroupMembership {
         throw new ApiError('conflict', 'The new owner must be an active member of the group.', {
           field: 'agent_id',
           target: newOwnerId,
+          reason: 'owner_not_member',
         });
       }
       for (const change of plan.changes) {

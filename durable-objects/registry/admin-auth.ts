@@ -63,7 +63,8 @@ export class AdminAuth {
     this.counters.checkAddress('setup', source);
     const tokenHash = await keyedHash(pepperOf(this.env), token);
     const stored = this.db.select().from(schema.setupTokens).get();
-    if (!(await this.needsSetup())) throw new ApiError('conflict', 'An administrator already exists.');
+    if (!(await this.needsSetup()))
+      throw new ApiError('conflict', 'An administrator already exists.', { reason: 'admin_exists' });
     // On Cloudflare there is no launcher to print a link: the operator sets the SETUP_TOKEN secret.
     const configured = this.env.SETUP_TOKEN;
     const valid =

@@ -38,7 +38,7 @@ export async function refuseOwner(env: Env, agentId: string): Promise<void> {
   throw new ApiError(
     'conflict',
     `The agent owns ${owned.length} active group(s); reassign their owner or dissolve them first.`,
-    { field: 'agent_id', target: owned[0] },
+    { field: 'agent_id', target: owned[0], reason: 'agent_owns_groups', params: { count: owned.length } },
   );
 }
 

@@ -108,7 +108,10 @@ export class HostsAndAgents {
   async createHost(input: { name: string; addresses: string[]; os?: string; description?: string }): Promise<HostView> {
     const addresses = canonicalAddresses(input.addresses);
     if (this.db.select().from(schema.hosts).where(eq(schema.hosts.name, input.name)).get()) {
-      throw new ApiError('conflict', `A host named "${input.name}" exists.`, { field: 'name' });
+      throw new ApiError('conflict', `A host named "${input.name}" exists.`, {
+        field: 'name',
+        reason: 'host_name_taken',
+      });
     }
     const row = {
       hostId: newId('hst_'),
@@ -131,7 +134,10 @@ export class HostsAndAgents {
     const addresses = patch.addresses ? canonicalAddresses(patch.addresses) : existing.addresses;
     if (patch.name !== undefined && patch.name !== existing.name) {
       if (this.db.select().from(schema.hosts).where(eq(schema.hosts.name, patch.name)).get()) {
-        throw new ApiError('conflict', `A host named "${patch.name}" exists.`, { field: 'name' });
+        throw new ApiError('conflict', `A host named "${patch.name}" exists.`, {
+          field: 'name',
+          reason: 'host_name_taken',
+        });
       }
     }
     const next = {
@@ -167,6 +173,7 @@ export class HostsAndAgents {
     if ((used?.n ?? 0) > 0) {
       throw new ApiError('conflict', 'Agents are registered on this host; move or remove them first.', {
         target: hostId,
+        reason: 'host_has_agents',
       });
     }
     this.db.delete(schema.hosts).where(eq(schema.hosts.hostId, hostId)).run();
@@ -384,6 +391,10 @@ export class HostsAndAgents {
       .from(schema.agents)
       .where(and(eq(schema.agents.hostId, hostId), eq(schema.agents.name, name)))
       .get();
-    if (clash) throw new ApiError('conflict', `An agent named "${name}" exists on this host.`, { field: 'name' });
+    if (clash)
+      throw new ApiError('conflict', `An agent named "${name}" exists on this host.`, {
+        field: 'name',
+        reason: 'agent_name_taken',
+      });
   }
 }

@@ -276,6 +276,7 @@ export class RegistryDO extends DurableObject<Env> {
     await this.alarms.within(retryMs);
     throw new ApiError('unavailable', 'The change is saved but not yet in force everywhere; it is being retried.', {
       retryAfterMs: retryMs,
+      reason: 'change_pending',
     });
   }
 
@@ -286,6 +287,7 @@ export class RegistryDO extends DurableObject<Env> {
     await this.alarms.within(retryMs);
     throw new ApiError('unavailable', 'The agent is deleted but not yet removed everywhere; it is being retried.', {
       retryAfterMs: retryMs,
+      reason: 'deletion_pending',
     });
   }
 

@@ -119,7 +119,9 @@ describe('the Channels page', () => {
     await page.getByRole('button', { name: 'Search', exact: true }).click();
     await expect.poll(() => rowIds(page)).toEqual([channels.ac]);
     expect(await ac.locator('td[data-label="Matching messages"]').textContent()).toContain('1');
-    await expect.poll(() => page.getByRole('status').textContent()).toContain('Channels with matches: 1');
+    await expect
+      .poll(() => page.locator('sb-channels').getByRole('status').textContent())
+      .toContain('Channels with matches: 1');
     await screenshot(page, 'channels-search');
     await search.fill('alice');
     await search.press('Enter');

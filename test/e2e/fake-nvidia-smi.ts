@@ -23,6 +23,8 @@ export const EXPECTED_GPU = {
   used_bytes: 2048 * MIB,
   total_bytes: 2 * 24576 * MIB,
   detail: '2 GPUs (average utilization, memory summed)',
+  detail_code: 'gpu_count',
+  params: { count: 2 },
 };
 
 /** A directory holding the fake executable; `exitCode` other than 0 makes it fail like a missing driver. */

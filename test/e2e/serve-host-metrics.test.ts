@@ -1,3 +1,4 @@
+import os from 'node:os';
 /** Unit tests (plain Node, no server) for the launcher's host metric readers. */
 import { describe, expect, it } from 'vitest';
 import { Resources } from '../../core/contract/models.js';
@@ -99,11 +100,15 @@ describe('disk', () => {
       used_bytes: 700 * 4096,
       total_bytes: 1000 * 4096,
       utilization_percent: 73.7,
+      detail_code: 'data_dir_file_system',
     });
   });
 
   it('is unavailable for a file system without capacity', () => {
-    expect(diskMetric({ bsize: 4096, blocks: 0, bfree: 0, bavail: 0 }).available).toBe(false);
+    expect(diskMetric({ bsize: 4096, blocks: 0, bfree: 0, bavail: 0 })).toMatchObject({
+      available: false,
+      reason_code: 'disk_no_capacity',
+    });
   });
 });
 
@@ -115,6 +120,8 @@ describe('nvidia-smi', () => {
       used_bytes: 1024 * 1024 * 1024,
       total_bytes: 8192 * 1024 * 1024,
       detail: '1 GPU',
+      detail_code: 'gpu_count',
+      params: { count: 1 },
     });
   });
 
@@ -138,11 +145,16 @@ describe('nvidia-smi', () => {
     expect(parseNvidiaSmi('[N/A], [N/A], [N/A]\n')).toEqual({
       available: false,
       reason: 'nvidia-smi reports no GPU utilization.',
+      reason_code: 'gpu_no_utilization',
     });
   });
 
   it('is unavailable when nvidia-smi lists nothing', () => {
-    expect(parseNvidiaSmi('\n')).toEqual({ available: false, reason: 'nvidia-smi listed no GPU.' });
+    expect(parseNvidiaSmi('\n')).toEqual({
+      available: false,
+      reason: 'nvidia-smi listed no GPU.',
+      reason_code: 'gpu_none_listed',
+    });
   });
 });
 
@@ -165,10 +177,12 @@ describe('nvidia-smi on PATH (a fake answering the real query with real output)'
     expect(await withPath(failing, () => readGpu())).toEqual({
       available: false,
       reason: 'nvidia-smi failed (no GPU or driver not loaded).',
+      reason_code: 'gpu_failed',
     });
     expect(await withPath(tempDir(), () => readGpu())).toEqual({
       available: false,
       reason: 'No NVIDIA GPU: nvidia-smi is not installed.',
+      reason_code: 'gpu_not_installed',
     });
   });
 });
@@ -181,7 +195,11 @@ describe('HostMetrics on this machine', () => {
     expect(Resources.parse(value)).toEqual(value);
     expect(value.memory.available).toBe(true);
     expect(value.disk.available).toBe(true);
-    expect(value.cpu.available).toBe(true);
+    expect(value.cpu).toMatchObject({
+      available: true,
+      detail_code: 'logical_cpus',
+      params: { count: os.availableParallelism() },
+    });
     // Either a real GPU or a reason why not; never a made-up figure.
     if (!value.gpu.available) expect(value.gpu.reason).toMatch(/nvidia-smi|GPU/);
   });

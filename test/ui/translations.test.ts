@@ -21,7 +21,18 @@ const CONFIG = JSON.parse(readFileSync(join(UI, 'lit-localize.json'), 'utf8')) a
  * same way. Every entry must still occur (see the last test), so the list cannot hide anything.
  */
 const SAME_AS_ENGLISH: Record<string, readonly string[]> = {
-  fr: ['Action', 'Actions', 'Agents', 'Conversation', 'Description', 'GPU', 'Messages', 'Participants'],
+  fr: [
+    'Action',
+    'Actions',
+    'Agent',
+    'Agents',
+    'Conversation',
+    'Description',
+    'GPU',
+    'Messages',
+    'Notifications',
+    'Participants',
+  ],
   'zh-Hans': ['CPU', 'GPU', 'MB'],
   'zh-Hant': ['CPU', 'GPU', 'MB'],
   it: ['CPU', 'GPU', 'Host', 'MB', 'Password'],

@@ -39,7 +39,11 @@ describe('GET /admin/overview', () => {
       cleanup_failed: cleanup.body.failed_jobs,
     });
     for (const name of ['cpu', 'memory', 'disk', 'gpu']) {
-      expect(res.body.resources[name]).toEqual({ available: false, reason: CLOUDFLARE_REASON });
+      expect(res.body.resources[name]).toEqual({
+        available: false,
+        reason: CLOUDFLARE_REASON,
+        reason_code: 'cloudflare',
+      });
     }
   });
 
@@ -85,6 +89,6 @@ describe('readResources (the HOST_METRICS binding)', () => {
 
   it('without a binding (Cloudflare) names the platform as the reason', async () => {
     const resources = await readResources(undefined);
-    expect(resources.gpu).toEqual({ available: false, reason: CLOUDFLARE_REASON });
+    expect(resources.gpu).toEqual({ available: false, reason: CLOUDFLARE_REASON, reason_code: 'cloudflare' });
   });
 });

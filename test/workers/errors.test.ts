@@ -42,6 +42,49 @@ describe('structured errors, and nothing stored on bad input', () => {
     expect(await hostCount(cookie)).toBe(0);
   });
 
+  it('gives each refusal a stable reason and the values to phrase it (REQ-53)', async () => {
+    const cookie = await adminCookie();
+    const post = (body: unknown) => call('POST', '/admin/hosts', { cookie, body });
+    const tooLong = await post({ name: 'h'.repeat(500), addresses: ['10.0.0.1'] });
+    expectError(tooLong, 400, 'validation_failed');
+    expect(tooLong.body.error).toMatchObject({ field: 'name', reason: 'too_big', params: { origin: 'string' } });
+    expect(tooLong.body.error.limit).toBeGreaterThan(0);
+    const none = await post({ name: 'h', addresses: [] });
+    expect(none.body.error).toMatchObject({
+      field: 'addresses',
+      reason: 'too_small',
+      limit: 1,
+      params: { origin: 'array' },
+    });
+    const badIp = await post({ name: 'h', addresses: ['10.0.0.1', '10.0.0.0/8'] });
+    expect(badIp.body.error).toMatchObject({ field: 'addresses.1', reason: 'not_ip_address' });
+    const wrongType = await post({ name: 'h', addresses: 'x' });
+    expect(wrongType.body.error).toMatchObject({
+      field: 'addresses',
+      reason: 'invalid_type',
+      params: { expected: 'array' },
+    });
+    const malformed = await call('POST', '/admin/hosts', {
+      cookie,
+      rawBody: '{',
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(malformed.body.error).toMatchObject({ code: 'validation_failed', reason: 'malformed_json' });
+    const created = await post({ name: 'taken', addresses: ['10.0.0.2'] });
+    expect(created.status).toBe(201);
+    const empty = await call('PATCH', `/admin/hosts/${created.body.host.host_id}`, { cookie, body: {} });
+    expect(empty.body.error).toMatchObject({ code: 'validation_failed', reason: 'empty_patch' });
+    const clash = await post({ name: 'taken', addresses: ['10.0.0.3'] });
+    expectError(clash, 409, 'conflict');
+    expect(clash.body.error).toMatchObject({ field: 'name', reason: 'host_name_taken' });
+    const badName = await call('POST', '/admin/agents', {
+      cookie,
+      body: { name: '-bad name', host_id: created.body.host.host_id },
+    });
+    expect(badName.body.error).toMatchObject({ field: 'name', reason: 'invalid_format', params: { format: 'regex' } });
+    expect(await hostCount(cookie)).toBe(1);
+  });
+
   it('refuses malformed JSON, wrong content types and invalid Unicode without writing', async () => {
     const cookie = await adminCookie();
     const json = { 'content-type': 'application/json' };

@@ -179,7 +179,9 @@ export function parseJsonStrict(bytes: Uint8Array): { text: string; value: unkno
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new ApiError('validation_failed', `Malformed JSON: ${(error as Error).message}`);
+    throw new ApiError('validation_failed', `Malformed JSON: ${(error as Error).message}`, {
+      reason: 'malformed_json',
+    });
   }
   const bad = findIllFormedString(value);
   if (bad !== null) {

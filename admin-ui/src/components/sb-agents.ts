@@ -9,6 +9,7 @@ import { followLink } from '../lib/navigate.js';
 import { agentPath } from '../lib/route.js';
 import { currentLocale } from '../localization.js';
 import { shared } from '../styles/shared.js';
+import { toast } from '../toast.js';
 import type { KeyIssued, SbAgentDialog } from './sb-agent-dialog.js';
 import type { SbConfirm } from './sb-confirm.js';
 import type { SbKeyDialog } from './sb-key-dialog.js';
@@ -84,7 +85,6 @@ export class SbAgents extends LitElement {
   private generation = 0;
   @state() private loaded = false;
   @state() private error = '';
-  @state() private notice = '';
   @query('sb-agent-dialog') private dialog!: SbAgentDialog;
   @query('sb-key-dialog') private keyDialog!: SbKeyDialog;
   @query('sb-confirm') private confirm!: SbConfirm;
@@ -189,23 +189,22 @@ export class SbAgents extends LitElement {
 
   private async act(action: () => Promise<string>): Promise<void> {
     try {
-      this.notice = await action();
+      toast(this, await action());
       this.error = '';
       await this.load();
     } catch (error) {
-      this.notice = '';
       this.error = failureText(error);
     }
   }
 
   private async keyIssued(event: CustomEvent<KeyIssued>): Promise<void> {
-    this.notice = msg(str`Created agent ${event.detail.agent.name}.`);
+    toast(this, msg(str`Created agent ${event.detail.agent.name}.`));
     await this.load();
     await this.keyDialog.showKey(event.detail.agent.name, event.detail.apiKey);
   }
 
   private async saved(event: CustomEvent<Agent>): Promise<void> {
-    this.notice = msg(str`Saved agent ${event.detail.name}.`);
+    toast(this, msg(str`Saved agent ${event.detail.name}.`));
     await this.load();
   }
 
@@ -229,7 +228,7 @@ export class SbAgents extends LitElement {
     if (!ok) return;
     try {
       const { api_key } = await call('regenerateAgentKey', { params: { agent_id: agent.agent_id } });
-      this.notice = msg(str`Issued a new key for ${agent.name}.`);
+      toast(this, msg(str`Issued a new key for ${agent.name}.`));
       this.error = '';
       await this.load();
       await this.keyDialog.showKey(agent.name, api_key);
@@ -393,7 +392,6 @@ export class SbAgents extends LitElement {
           </select>
         </div>
       </form>
-      <div role="status" aria-live="polite">${this.notice ? html`<p class="notice ok">${this.notice}</p>` : ''}</div>
       ${this.error ? html`<p class="notice error" role="alert">${this.error}</p>` : ''}
       ${this.loaded && this.hosts.length === 0 ? html`<p class="muted">${msg('Add a host first: every agent belongs to one.')}</p>` : ''}
       ${

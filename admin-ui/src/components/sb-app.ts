@@ -3,10 +3,11 @@ import { css, html, LitElement, nothing, type PropertyValues } from 'lit';
 import { customElement, state } from 'lit/decorators.js';
 import { keyed } from 'lit/directives/keyed.js';
 import { ApiFailure, call, SESSION_ENDED_EVENT } from '../api.js';
-import { failureText } from '../failure-text.js';
 import { icons } from '../icons.js';
 import { type Page, parseRoute, pathFor, type Route } from '../lib/route.js';
 import { shared } from '../styles/shared.js';
+import { TOAST_EVENT } from '../toast.js';
+import type { SbToasts } from './sb-toasts.js';
 import './sb-agent-page.js';
 import './sb-admins.js';
 import './sb-agents.js';
@@ -21,6 +22,8 @@ import './sb-login.js';
 import './sb-overview.js';
 import './sb-settings.js';
 import './sb-setup.js';
+import './sb-toasts.js';
+import './sb-failure.js';
 
 type Phase = 'loading' | 'unreachable' | 'setup' | 'signed-out' | 'signed-in';
 
@@ -195,10 +198,16 @@ export class SbApp extends LitElement {
   @state() private phase: Phase = 'loading';
   @state() private route: Route = parseRoute(location.pathname, location.hash);
   @state() private username = '';
-  @state() private error = '';
+  @state() private error: unknown = null;
 
   private readonly onPopState = () => {
     this.route = parseRoute(location.pathname, location.hash);
+  };
+
+  /** Completed actions, announced by any view with `sb-toast` (admin-ui/src/toast.ts). */
+  private readonly onToast = (event: Event) => {
+    const message = (event as CustomEvent<{ message?: unknown }>).detail?.message;
+    if (typeof message === 'string' && message) this.renderRoot.querySelector<SbToasts>('sb-toasts')?.show(message);
   };
 
   private readonly onSessionEnded = () => {
@@ -209,6 +218,7 @@ export class SbApp extends LitElement {
     super.connectedCallback();
     window.addEventListener('popstate', this.onPopState);
     window.addEventListener(SESSION_ENDED_EVENT, this.onSessionEnded);
+    this.addEventListener(TOAST_EVENT, this.onToast);
     void this.start();
   }
 
@@ -216,6 +226,7 @@ export class SbApp extends LitElement {
     super.disconnectedCallback();
     window.removeEventListener('popstate', this.onPopState);
     window.removeEventListener(SESSION_ENDED_EVENT, this.onSessionEnded);
+    this.removeEventListener(TOAST_EVENT, this.onToast);
   }
 
   private async start(): Promise<void> {
@@ -234,7 +245,7 @@ export class SbApp extends LitElement {
       if (error instanceof ApiFailure && error.code === 'unauthenticated') {
         this.phase = 'signed-out';
       } else {
-        this.error = failureText(error);
+        this.error = error;
         this.phase = 'unreachable';
       }
     }
@@ -316,8 +327,11 @@ export class SbApp extends LitElement {
         return html`<p class="muted">${msg('Loading…')}</p>`;
       case 'unreachable':
         return html`<h1>${msg('Switchboard administration')}</h1>
-          <p class="notice error" role="alert">${this.error}</p>
-          <button type="button" @click=${this.start}>${msg('Try again')}</button>`;
+          <sb-failure
+            .what=${msg('The console could not start.')}
+            .error=${this.error}
+            @sb-retry=${this.start}
+          ></sb-failure>`;
       case 'setup':
         return html`<sb-setup .token=${this.route.kind === 'setup' ? this.route.token : null}></sb-setup>`;
       case 'signed-out':
@@ -387,7 +401,8 @@ export class SbApp extends LitElement {
             : nothing
         }
         <main id="main" tabindex="-1" @sb-signed-in=${this.signedIn}>${this.body()}</main>
-      </div>`;
+      </div>
+      <sb-toasts></sb-toasts>`;
   }
 }
 

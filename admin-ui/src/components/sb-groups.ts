@@ -10,6 +10,7 @@ import { followLink } from '../lib/navigate.js';
 import { pathFor } from '../lib/route.js';
 import { currentLocale } from '../localization.js';
 import { shared } from '../styles/shared.js';
+import { toast } from '../toast.js';
 import type { SbConfirm } from './sb-confirm.js';
 import type { SbOwnerDialog } from './sb-owner-dialog.js';
 import './sb-confirm.js';
@@ -60,7 +61,6 @@ export class SbGroups extends LitElement {
   @state() private next: string | null = null;
   @state() private loaded = false;
   @state() private error = '';
-  @state() private notice = '';
   @query('sb-owner-dialog') private ownerDialog!: SbOwnerDialog;
   @query('sb-confirm') private confirm!: SbConfirm;
 
@@ -107,7 +107,7 @@ export class SbGroups extends LitElement {
   }
 
   private async ownerChanged(): Promise<void> {
-    this.notice = msg('Owner changed.');
+    toast(this, msg('Owner changed.'));
     await this.load();
   }
 
@@ -121,11 +121,10 @@ export class SbGroups extends LitElement {
     if (!ok) return;
     try {
       await call('dissolveGroup', { params: { group_id: group.group_id } });
-      this.notice = msg(str`Dissolved ${group.name}.`);
+      toast(this, msg(str`Dissolved ${group.name}.`));
       this.error = '';
       await this.load();
     } catch (error) {
-      this.notice = '';
       this.error = failureText(error);
     }
   }
@@ -193,7 +192,6 @@ export class SbGroups extends LitElement {
           @sb-change=${this.filterBy('participant')}
         ></sb-agent-combobox>
       </div>
-      <div role="status" aria-live="polite">${this.notice ? html`<p class="notice ok">${this.notice}</p>` : ''}</div>
       ${this.error ? html`<p class="notice error" role="alert">${this.error}</p>` : ''}
       ${
         this.loaded && this.groups.length === 0

@@ -1,9 +1,12 @@
 import { localized, msg, str } from '@lit/localize';
+import { Task } from '@lit/task';
 import { html, LitElement } from 'lit';
 import { customElement, query, state } from 'lit/decorators.js';
 import { type Agent, call, type Host, listAllAgents, listAllHosts } from '../api.js';
 import { failureText } from '../failure-text.js';
+import { renderLoad } from '../load-state.js';
 import { shared } from '../styles/shared.js';
+import { toast } from '../toast.js';
 import type { SbConfirm } from './sb-confirm.js';
 import type { SbHostDialog } from './sb-host-dialog.js';
 import './sb-confirm.js';
@@ -15,33 +18,22 @@ import './sb-host-dialog.js';
 export class SbHosts extends LitElement {
   static override styles = [shared];
 
-  @state() private hosts: Host[] = [];
-  @state() private agents: Agent[] = [];
-  @state() private loaded = false;
+  /** Hosts and agents (for the per-host count), loaded together; re-run after every change. */
+  private readonly task = new Task(this, {
+    task: async () => {
+      const [hosts, agents] = await Promise.all([listAllHosts(), listAllAgents()]);
+      return { hosts, agents };
+    },
+    args: () => [],
+  });
+  /** An action's refusal; a failed load is the task's. */
   @state() private error = '';
-  @state() private notice = '';
   @query('sb-host-dialog') private dialog!: SbHostDialog;
   @query('sb-confirm') private confirm!: SbConfirm;
 
-  override connectedCallback(): void {
-    super.connectedCallback();
-    void this.load();
-  }
-
-  private async load(): Promise<void> {
-    try {
-      [this.hosts, this.agents] = await Promise.all([listAllHosts(), listAllAgents()]);
-      this.error = '';
-    } catch (error) {
-      this.error = failureText(error);
-    } finally {
-      this.loaded = true;
-    }
-  }
-
   private async saved(event: CustomEvent<Host>): Promise<void> {
-    this.notice = msg(str`Saved host ${event.detail.name}.`);
-    await this.load();
+    toast(this, msg(str`Saved host ${event.detail.name}.`));
+    await this.task.run();
   }
 
   private async deleteHost(host: Host): Promise<void> {
@@ -54,27 +46,34 @@ export class SbHosts extends LitElement {
     if (!ok) return;
     try {
       await call('deleteHost', { params: { host_id: host.host_id } });
-      this.notice = msg(str`Deleted host ${host.name}.`);
+      toast(this, msg(str`Deleted host ${host.name}.`));
       this.error = '';
-      await this.load();
+      await this.task.run();
     } catch (error) {
-      this.notice = '';
       this.error = failureText(error);
     }
   }
 
   override render() {
-    const agentCount = (hostId: string) => this.agents.filter((a) => a.host_id === hostId).length;
     return html`<div class="toolbar">
         <h1>${msg('Hosts')}</h1>
         <button class="primary" type="button" @click=${() => this.dialog.open(null)}>${msg('Add host')}</button>
       </div>
-      <div role="status" aria-live="polite">${this.notice ? html`<p class="notice ok">${this.notice}</p>` : ''}</div>
       ${this.error ? html`<p class="notice error" role="alert">${this.error}</p>` : ''}
-      ${
-        this.loaded && this.hosts.length === 0 && !this.error
-          ? html`<p class="muted">${msg('No hosts yet. Add the first machine your agents run on.')}</p>`
-          : html`<table class="stack">
+      ${renderLoad(
+        this.task,
+        () => msg('The hosts could not be loaded.'),
+        ({ hosts, agents }) => this.table(hosts, agents),
+      )}
+      <sb-host-dialog .hosts=${this.task.value?.hosts ?? []} @sb-saved=${this.saved}></sb-host-dialog>
+      <sb-confirm></sb-confirm>`;
+  }
+
+  private table(hosts: Host[], agents: Agent[]) {
+    const agentCount = (hostId: string) => agents.filter((a) => a.host_id === hostId).length;
+    return hosts.length === 0
+      ? html`<p class="muted">${msg('No hosts yet. Add the first machine your agents run on.')}</p>`
+      : html`<table class="stack">
               <thead>
                 <tr>
                   <th scope="col">${msg('Name')}</th>
@@ -86,7 +85,7 @@ export class SbHosts extends LitElement {
                 </tr>
               </thead>
               <tbody>
-                ${this.hosts.map(
+                ${hosts.map(
                   (host) => html`<tr data-host-id=${host.host_id}>
                     <td data-label=${msg('Name')}><strong class="nobreak">${host.name}</strong></td>
                     <td data-label=${msg('IP addresses')} class="mono">${host.addresses.map((a) => html`<div class="nobreak">${a}</div>`)}</td>
@@ -106,10 +105,7 @@ export class SbHosts extends LitElement {
                   </tr>`,
                 )}
               </tbody>
-            </table>`
-      }
-      <sb-host-dialog .hosts=${this.hosts} @sb-saved=${this.saved}></sb-host-dialog>
-      <sb-confirm></sb-confirm>`;
+            </table>`;
   }
 }
 

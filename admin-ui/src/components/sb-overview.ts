@@ -1,9 +1,10 @@
 import { localized, msg, str } from '@lit/localize';
+import { Task, TaskStatus } from '@lit/task';
 import { css, html, LitElement } from 'lit';
-import { customElement, state } from 'lit/decorators.js';
+import { customElement } from 'lit/decorators.js';
 import { call, type ResponseOf } from '../api.js';
-import { failureText } from '../failure-text.js';
 import { formatCount, formatTime } from '../lib/format.js';
+import { renderLoad } from '../load-state.js';
 import { currentLocale } from '../localization.js';
 import { shared } from '../styles/shared.js';
 import './sb-resource.js';
@@ -45,18 +46,16 @@ export class SbOverview extends LitElement {
     `,
   ];
 
-  @state() private overview: Overview | null = null;
-  @state() private error = '';
-  @state() private loading = false;
+  /** Loads on connect; Refresh and the timer re-run it, keeping the figures on screen meanwhile. */
+  private readonly task = new Task(this, { task: () => call('getOverview'), args: () => [] });
 
   private timer: ReturnType<typeof setInterval> | undefined;
 
   override connectedCallback(): void {
     super.connectedCallback();
-    void this.load();
     // Resources change by the second; refresh while the page is open and visible.
     this.timer = setInterval(() => {
-      if (document.visibilityState === 'visible' && !this.loading) void this.load();
+      if (document.visibilityState === 'visible' && this.task.status !== TaskStatus.PENDING) void this.task.run();
     }, REFRESH_MS);
   }
 
@@ -65,21 +64,7 @@ export class SbOverview extends LitElement {
     clearInterval(this.timer);
   }
 
-  async load(): Promise<void> {
-    this.loading = true;
-    try {
-      this.overview = await call('getOverview');
-      this.error = '';
-    } catch (error) {
-      this.error = failureText(error);
-    } finally {
-      this.loading = false;
-    }
-  }
-
-  private countCards() {
-    const o = this.overview;
-    if (!o) return '';
+  private countCards(o: Overview) {
     const locale = currentLocale();
     const cards: [string, number | undefined][] = [
       [msg('Hosts'), o.counts.hosts],
@@ -103,26 +88,30 @@ export class SbOverview extends LitElement {
   }
 
   override render() {
-    const o = this.overview;
     return html`<div class="toolbar">
         <h1>${msg('Overview')}</h1>
-        <button type="button" @click=${this.load} ?disabled=${this.loading}>${msg('Refresh')}</button>
+        <button type="button" @click=${() => this.task.run()} ?disabled=${this.task.status === TaskStatus.PENDING}>
+          ${msg('Refresh')}
+        </button>
       </div>
-      ${this.error ? html`<p class="notice error" role="alert">${this.error}</p>` : ''}
-      <section aria-labelledby="counts">
-        <h2 id="counts">${msg('Counts')}</h2>
-        ${this.countCards()}
-      </section>
-      <section aria-labelledby="resources">
-        <h2 id="resources">${msg('Server resources')}</h2>
-        <div class="grid resources">
-          <sb-resource data-metric="cpu" label=${msg('CPU')} .metric=${o?.resources.cpu ?? null}></sb-resource>
-          <sb-resource data-metric="memory" label=${msg('Memory')} .metric=${o?.resources.memory ?? null}></sb-resource>
-          <sb-resource data-metric="disk" label=${msg('Disk')} .metric=${o?.resources.disk ?? null}></sb-resource>
-          <sb-resource data-metric="gpu" label=${msg('GPU')} .metric=${o?.resources.gpu ?? null}></sb-resource>
-        </div>
-        ${o ? html`<p class="hint">${msg(str`Measured at ${formatTime(o.generated_at, currentLocale())}`)}</p>` : ''}
-      </section>`;
+      ${renderLoad(
+        this.task,
+        () => msg('The overview could not be loaded.'),
+        (o) => html`<section aria-labelledby="counts">
+            <h2 id="counts">${msg('Counts')}</h2>
+            ${this.countCards(o)}
+          </section>
+          <section aria-labelledby="resources">
+            <h2 id="resources">${msg('Server resources')}</h2>
+            <div class="grid resources">
+              <sb-resource data-metric="cpu" label=${msg('CPU')} .metric=${o.resources.cpu}></sb-resource>
+              <sb-resource data-metric="memory" label=${msg('Memory')} .metric=${o.resources.memory}></sb-resource>
+              <sb-resource data-metric="disk" label=${msg('Disk')} .metric=${o.resources.disk}></sb-resource>
+              <sb-resource data-metric="gpu" label=${msg('GPU')} .metric=${o.resources.gpu}></sb-resource>
+            </div>
+            <p class="hint">${msg(str`Measured at ${formatTime(o.generated_at, currentLocale())}`)}</p>
+          </section>`,
+      )}`;
   }
 }
 

@@ -4,6 +4,7 @@ import { customElement, property } from 'lit/decorators.js';
 import type { ResponseOf } from '../api.js';
 import { formatBytes, formatPercent } from '../lib/format.js';
 import { currentLocale } from '../localization.js';
+import { resourceDetailText, resourceReasonText } from '../server-text.js';
 import { shared } from '../styles/shared.js';
 
 export type ResourceMetric = ResponseOf<'getOverview'>['resources']['cpu'];
@@ -42,11 +43,11 @@ export class SbResource extends LitElement {
   override render() {
     const m = this.metric;
     const locale = currentLocale();
-    if (!m) return html`<div class="name">${this.label}</div><p class="muted">…</p>`;
+    if (!m) return html`<div class="name">${this.label}</div>`;
     if (!m.available) {
       return html`<div class="name" id="name">${this.label}</div>
         <div class="figure muted" data-state="unavailable">${msg('Unavailable')}</div>
-        <p class="hint">${m.reason}</p>`;
+        <p class="hint">${resourceReasonText(m)}</p>`;
     }
     const percent = formatPercent(m.utilization_percent, locale);
     const amounts =
@@ -56,7 +57,7 @@ export class SbResource extends LitElement {
     return html`<div class="name" id="name">${this.label}</div>
       <div class="figure" data-state="available">${percent}</div>
       <meter min="0" max="100" low="70" high="90" optimum="0" value=${m.utilization_percent} aria-labelledby="name"></meter>
-      ${amounts ? html`<p class="hint">${amounts}</p>` : ''} ${m.detail ? html`<p class="hint">${m.detail}</p>` : ''}`;
+      ${amounts ? html`<p class="hint">${amounts}</p>` : ''} ${m.detail || m.detail_code ? html`<p class="hint">${resourceDetailText(m)}</p>` : ''}`;
   }
 }
 

@@ -14,42 +14,15 @@ import {
   type LimitKey,
 } from '../lib/settings-form.js';
 import { bytesToMb, type ParseProblem } from '../lib/units.js';
+import { limitLabel } from '../limit-labels.js';
 import { currentLocale } from '../localization.js';
 import { shared } from '../styles/shared.js';
+import { toast } from '../toast.js';
 import type { SbConfirm } from './sb-confirm.js';
 import './sb-cleanup-status.js';
 import './sb-confirm.js';
 
 type SettingsAnswer = ResponseOf<'getSettings'>;
-
-function limitLabel(key: LimitKey): string {
-  switch (key) {
-    case 'max_body_code_points':
-      return msg('Longest message (characters)');
-    case 'max_recipients':
-      return msg('Recipients per direct send');
-    case 'max_messages_per_channel':
-      return msg('Messages kept per channel');
-    case 'max_files_per_channel':
-      return msg('Messages with files kept per channel');
-    case 'max_file_bytes':
-      return msg('Largest file (MB)');
-    case 'max_concurrent_uploads':
-      return msg('Uploads at the same time');
-    case 'max_upload_temp_bytes':
-      return msg('Space for uploads in progress (MB)');
-    case 'upload_stall_seconds':
-      return msg('Stalled upload timeout (seconds)');
-    case 'claim_seconds':
-      return msg('Claim duration (seconds)');
-    case 'max_claim_batch':
-      return msg('Messages per claim');
-    case 'max_page_size':
-      return msg('Largest page of a list');
-    case 'max_group_members':
-      return msg('Members per group');
-  }
-}
 
 function limitHint(key: LimitKey): string {
   switch (key) {
@@ -226,6 +199,7 @@ export class SbSettings extends LitElement {
     try {
       this.show(await call('updateSettings', { body: result.patch }));
       this.saved = true;
+      toast(this, msg('Settings saved.'));
     } catch (error) {
       this.error = failureText(error);
     } finally {

@@ -156,7 +156,10 @@ export const updateHost = defineOperation({
   summary: 'Change a host; new addresses apply to its agents at once',
   tags,
   params: HostParams,
-  body: HostInput.partial().refine((v) => Object.keys(v).length > 0, { message: 'name at least one field' }),
+  body: HostInput.partial().refine((v) => Object.keys(v).length > 0, {
+    message: 'name at least one field',
+    params: { reason: 'empty_patch' },
+  }),
   response: HostAnswer,
   errors: [...ADMIN_ERRORS, 'not_found', 'conflict'],
   cli: { command: 'admin hosts update', positionals: ['host_id'] },
@@ -243,7 +246,10 @@ export const updateAgent = defineOperation({
   summary: 'Rename, move, enable or disable an agent; disabling takes effect at once',
   tags,
   params: AgentParams,
-  body: AgentInput.partial().refine((v) => Object.keys(v).length > 0, { message: 'name at least one field' }),
+  body: AgentInput.partial().refine((v) => Object.keys(v).length > 0, {
+    message: 'name at least one field',
+    params: { reason: 'empty_patch' },
+  }),
   response: AgentAnswer,
   errors: [...ADMIN_ERRORS, 'not_found', 'conflict'],
   cli: { command: 'admin agents update', positionals: ['agent_id'] },
