@@ -141,7 +141,7 @@ async function prepare(pool) {
     mix: values.op === 'mix' ? await mixOp(call, agents) : null,
   };
   if (!ops[values.op]) throw new Error(`--op must be one of ${Object.keys(ops).join(', ')}`);
-  return { call, op: ops[values.op], counts: ops.mix?.counts };
+  return { call, op: ops[values.op], counts: ops.mix?.counts, latency: ops.mix?.latency };
 }
 
 /**
@@ -192,6 +192,7 @@ async function mixOp(call, agents) {
     ['history', 0.1],
   ];
   const counts = Object.fromEntries(weights.map(([kind]) => [kind, 0]));
+  const latency = Object.fromEntries(weights.map(([kind]) => [kind, 0]));
   const pendingAcks = [];
   let n = 0;
   const op = () => {
@@ -208,6 +209,14 @@ async function mixOp(call, agents) {
     counts[kind]++;
     const agent = pick(agents);
     return async () => {
+      const started = performance.now();
+      try {
+        return await request();
+      } finally {
+        latency[kind] += performance.now() - started;
+      }
+    };
+    async function request() {
       switch (kind) {
         case 'directory':
         case 'inbox':
@@ -250,14 +259,15 @@ async function mixOp(call, agents) {
           );
         }
       }
-    };
+    }
   };
   op.counts = counts;
+  op.latency = latency;
   return op;
 }
 
-async function drive({ call, op, counts }, seconds) {
-  if (counts) for (const kind of Object.keys(counts)) counts[kind] = 0;
+async function drive({ call, op, counts, latency }, seconds) {
+  if (counts) for (const kind of Object.keys(counts)) counts[kind] = latency[kind] = 0;
   let requests = 0;
   let errors = 0;
   const deadline = performance.now() + seconds * 1000;
@@ -390,12 +400,16 @@ try {
   const perReq = (ms) => (ms / requests).toFixed(3);
 
   const out = [];
-  if (load.counts)
-    out.push(
-      `mix realized: ${Object.entries(load.counts)
-        .map(([k, v]) => `${k} ${v}`)
-        .join(', ')}`,
-    );
+  if (load.counts) {
+    const kinds = Object.entries(load.counts);
+    out.push(`mix realized: ${kinds.map(([k, v]) => `${k} ${v}`).join(', ')}`);
+    out.push(`mean ms: ${kinds.map(([k, v]) => `${k} ${(load.latency[k] / Math.max(1, v)).toFixed(1)}`).join(', ')}`);
+  }
+  out.push(
+    `mix realized: ${Object.entries(load.counts)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ')}`,
+  );
   out.push(
     `op ${values.op}: ${requests} requests in ${SECONDS} s from ${CLIENTS} clients (${errors} errors); ` +
       `load ${loadAverage().join(' / ')}; ${machine()}`,
