@@ -406,11 +406,6 @@ try {
     out.push(`mean ms: ${kinds.map(([k, v]) => `${k} ${(load.latency[k] / Math.max(1, v)).toFixed(1)}`).join(', ')}`);
   }
   out.push(
-    `mix realized: ${Object.entries(load.counts)
-      .map(([k, v]) => `${k} ${v}`)
-      .join(', ')}`,
-  );
-  out.push(
     `op ${values.op}: ${requests} requests in ${SECONDS} s from ${CLIENTS} clients (${errors} errors); ` +
       `load ${loadAverage().join(' / ')}; ${machine()}`,
     `from /proc (while profiling, which costs CPU itself): workerd ${workerdMsPerReq.toFixed(3)} ms CPU/request, ` +
