@@ -13,7 +13,11 @@
 // attributes to "(program)" or "(garbage collector)"), not workerd's I/O threads or its C++
 // outside a JavaScript call; `npm run bench` reads the whole process's CPU from /proc.
 //
-// Usage: npm run profile -- [--op me|directory|inbox|limits|history|send|claim|hello|none]
+// `--op mix` drives the mix of `npm run bench` (20% directory, 20% inbox, 15% claim, 15% ACK,
+// 15% direct send to 1..3 targets, 5% group send, 10% history) closed-loop over 12 agents, and
+// prints how many requests of each kind it made, so the per-request figure is the mix's own.
+//
+// Usage: npm run profile -- [--op me|directory|inbox|limits|history|send|claim|mix|hello|none]
 //        [--seconds 10] [--clients 16] [--top 30] [--targets NAME,NAME (isolates whose id contains one)]
 //        [--out DIR (default $TMPDIR/switchboard-profiles)] [--interval 500 (µs)] [--json FILE]
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -103,7 +107,7 @@ async function prepare(pool) {
     await call('POST', '/api/v1/admin/hosts', { cookie, body: { name: 'profile', addresses: ['127.0.0.1'] } })
   ).body.host;
   const agents = [];
-  for (let i = 0; i < 4; i++) {
+  for (let i = 0; i < (values.op === 'mix' ? 12 : 4); i++) {
     const created = await call('POST', '/api/v1/admin/agents', {
       cookie,
       body: { name: `profile-${i}`, host_id: host.host_id },
@@ -134,22 +138,152 @@ async function prepare(pool) {
     claim: (i) => ['POST', '/api/v1/inbox/claim', { key: key(i), body: { limit: 5 } }, 200],
     hello: () => ['GET', '/__bench/hello', {}, 200],
     none: () => ['GET', '/api/v1/__profile_none', {}, 404],
+    mix: values.op === 'mix' ? await mixOp(call, agents) : null,
   };
   if (!ops[values.op]) throw new Error(`--op must be one of ${Object.keys(ops).join(', ')}`);
-  return { call, op: ops[values.op] };
+  return { call, op: ops[values.op], counts: ops.mix?.counts, latency: ops.mix?.latency };
 }
 
-async function drive({ call, op }, seconds) {
+/**
+ * The bench's mix (scripts/bench.mjs, MIX) as one closed-loop operation: each call picks a kind
+ * by weight (a fixed seed) and returns a function that makes the request and answers whether it
+ * succeeded. Groups of 4 cover the agents; every agent starts with one private channel.
+ */
+async function mixOp(call, agents) {
+  let seed = 12;
+  const random = () => {
+    seed = (seed * 1103515245 + 12345) % 2 ** 31;
+    return seed / 2 ** 31;
+  };
+  const pick = (list) => list[Math.floor(random() * list.length)];
+  for (const agent of agents) {
+    agent.channels = new Set();
+    agent.groups = [];
+  }
+  for (let start = 0; start + 1 < agents.length; start += 4) {
+    const [owner, ...invitees] = agents.slice(start, start + 4);
+    const created = await call('POST', '/api/v1/groups', {
+      key: owner.key,
+      body: { name: `profile-group-${start}`, invitee_ids: invitees.map((a) => a.id) },
+    });
+    const groupId = created.body.group.group_id;
+    for (const invitee of invitees) await call('POST', `/api/v1/groups/${groupId}/join`, { key: invitee.key });
+    for (const member of [owner, ...invitees]) {
+      member.groups.push(groupId);
+      member.channels.add(groupId);
+    }
+  }
+  for (const [i, agent] of agents.entries()) {
+    const peer = agents[(i + 1) % agents.length];
+    const sent = await call('POST', '/api/v1/messages/direct', {
+      key: agent.key,
+      body: { to_agent_ids: [peer.id], body: `hello from ${i}` },
+    });
+    agent.channels.add(sent.body.results[0].channel_id);
+    peer.channels.add(sent.body.results[0].channel_id);
+  }
+  const weights = [
+    ['directory', 0.2],
+    ['inbox', 0.2],
+    ['claim', 0.15],
+    ['ack', 0.15],
+    ['direct', 0.15],
+    ['group', 0.05],
+    ['history', 0.1],
+  ];
+  const counts = Object.fromEntries(weights.map(([kind]) => [kind, 0]));
+  const latency = Object.fromEntries(weights.map(([kind]) => [kind, 0]));
+  const pendingAcks = [];
+  let n = 0;
+  const op = () => {
+    let r = random();
+    let kind = weights.at(-1)[0];
+    for (const [k, w] of weights) {
+      if (r < w) {
+        kind = k;
+        break;
+      }
+      r -= w;
+    }
+    if (kind === 'ack' && pendingAcks.length === 0) kind = 'claim';
+    counts[kind]++;
+    const agent = pick(agents);
+    return async () => {
+      const started = performance.now();
+      try {
+        return await request();
+      } finally {
+        latency[kind] += performance.now() - started;
+      }
+    };
+    async function request() {
+      switch (kind) {
+        case 'directory':
+        case 'inbox':
+          return (await call('GET', `/api/v1/${kind}`, { key: agent.key })).status === 200;
+        case 'claim': {
+          const res = await call('POST', '/api/v1/inbox/claim', { key: agent.key, body: { limit: 5 } });
+          if (res.status === 200 && res.body.claims.length > 0) pendingAcks.push({ agent, claims: res.body.claims });
+          return res.status === 200;
+        }
+        case 'ack': {
+          const batch = pendingAcks.shift();
+          const acks = batch.claims.map((c) => ({ message_id: c.message.message_id, claim_token: c.claim_token }));
+          return (await call('POST', '/api/v1/inbox/ack', { key: batch.agent.key, body: { acks } })).status === 200;
+        }
+        case 'direct': {
+          const targets = new Set();
+          const count = 1 + Math.floor(random() * 3);
+          while (targets.size < count) {
+            const target = pick(agents);
+            if (target !== agent) targets.add(target.id);
+          }
+          const res = await call('POST', '/api/v1/messages/direct', {
+            key: agent.key,
+            body: { to_agent_ids: [...targets], body: `mix ${n++} ${random()}` },
+          });
+          for (const result of res.body.results ?? []) if (result.channel_id) agent.channels.add(result.channel_id);
+          return res.status === 200 && res.body.results.every((x) => x.status === 'sent');
+        }
+        case 'group': {
+          const res = await call('POST', `/api/v1/groups/${pick(agent.groups)}/messages`, {
+            key: agent.key,
+            body: { body: `mix ${n++} ${random()}` },
+          });
+          return res.status === 200 && res.body.status === 'sent';
+        }
+        default: {
+          const channel = pick([...agent.channels]);
+          return (
+            (await call('GET', `/api/v1/channels/${channel}/messages?limit=20`, { key: agent.key })).status === 200
+          );
+        }
+      }
+    }
+  };
+  op.counts = counts;
+  op.latency = latency;
+  return op;
+}
+
+async function drive({ call, op, counts, latency }, seconds) {
+  if (counts) for (const kind of Object.keys(counts)) counts[kind] = latency[kind] = 0;
   let requests = 0;
   let errors = 0;
   const deadline = performance.now() + seconds * 1000;
   await Promise.all(
     Array.from({ length: CLIENTS }, async (_, client) => {
       while (performance.now() < deadline) {
-        const [method, path, options, expected] = op(client);
-        const res = await call(method, path, options).catch(() => ({ status: 0 }));
+        const spec = op(client);
+        // The mix hands back a request of its own making that answers whether it succeeded.
+        const ok =
+          typeof spec === 'function'
+            ? await spec().catch(() => false)
+            : await call(spec[0], spec[1], spec[2])
+                .then((res) => res.status === spec[3])
+                .catch(() => false);
         requests++;
-        if (res.status !== expected) errors++;
+        if (!ok) errors++;
       }
     }),
   );
@@ -266,6 +400,11 @@ try {
   const perReq = (ms) => (ms / requests).toFixed(3);
 
   const out = [];
+  if (load.counts) {
+    const kinds = Object.entries(load.counts);
+    out.push(`mix realized: ${kinds.map(([k, v]) => `${k} ${v}`).join(', ')}`);
+    out.push(`mean ms: ${kinds.map(([k, v]) => `${k} ${(load.latency[k] / Math.max(1, v)).toFixed(1)}`).join(', ')}`);
+  }
   out.push(
     `op ${values.op}: ${requests} requests in ${SECONDS} s from ${CLIENTS} clients (${errors} errors); ` +
       `load ${loadAverage().join(' / ')}; ${machine()}`,
@@ -310,6 +449,7 @@ try {
       `${JSON.stringify(
         {
           op: values.op,
+          ...(load.counts && { mix: load.counts }),
           requests,
           errors,
           seconds: SECONDS,

@@ -13,11 +13,12 @@
  * keeps invitations apart for GET /groups. A note older than the membership it would change is
  * ignored, so notes delivered out of order (outbox retries) cannot revive a membership that ended.
  */
-import { and, desc, eq, inArray, sql } from 'drizzle-orm';
+import { desc, eq, inArray } from 'drizzle-orm';
 import type { DrizzleSqliteDODatabase } from 'drizzle-orm/durable-sqlite';
 import type { ChannelKind } from '../../core/domain/ids.js';
 import type { ChannelEntry } from '../../core/rpc.js';
 import { iso } from '../shared/database.js';
+import { InboxHotSql } from './hot-sql.js';
 import * as schema from './schema.js';
 
 type Db = DrizzleSqliteDODatabase<typeof schema>;
@@ -56,6 +57,17 @@ const { channels, groupMemberships } = schema;
 
 type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
 
+/** The fixed-text statements (hot-sql.ts) over the storage drizzle was opened on (its `$client`). */
+const hotSql = new WeakMap<Db, InboxHotSql>();
+function hot(db: Db): InboxHotSql {
+  let statements = hotSql.get(db);
+  if (!statements) {
+    statements = new InboxHotSql((db as unknown as { $client: DurableObjectStorage }).$client.sql);
+    hotSql.set(db, statements);
+  }
+  return statements;
+}
+
 /**
  * Applies a group note's membership and answers whether the note may then touch the channel row
  * (with the `gen` a newly created row starts from). Leaving, dissolution or a pending invitation
@@ -91,49 +103,20 @@ export function noteChannels(db: Db, notes: readonly ChannelNote[]): void {
     for (const note of notes) {
       const { touch, baseGen } = applyMembership(tx, note);
       if (!touch) continue;
-      tx.insert(channels)
-        .values({
-          channelId: note.channel_id,
-          kind: note.kind,
-          peerAgentId: note.peer_agent_id,
-          groupId: note.group_id,
-          name: note.name,
-          lastMessageAt: note.last_message_at,
-          pending: note.pending,
-          gen: baseGen + (note.pending ? 1 : 0),
-        })
-        .onConflictDoUpdate({
-          target: channels.channelId,
-          set: {
-            name: sql`coalesce(excluded.name, ${channels.name})`,
-            // Notes can arrive out of order (outbox retries): the channel list only moves forward.
-            lastMessageAt: sql`max(coalesce(${channels.lastMessageAt}, 0), coalesce(excluded.last_message_at, 0))`,
-            pending: sql`${channels.pending} or excluded.pending`,
-            gen: sql`${channels.gen} + excluded.pending`,
-          },
-        })
-        .run();
+      // Notes can arrive out of order (outbox retries): the channel list only moves forward.
+      hot(db).upsertChannel(note, baseGen);
     }
   });
 }
 
 export function pendingChannels(db: Db, kind?: ChannelKind): PendingChannel[] {
-  return db
-    .select({ channel_id: channels.channelId, kind: channels.kind, gen: channels.gen })
-    .from(channels)
-    .where(and(eq(channels.pending, true), kind ? eq(channels.kind, kind) : undefined))
-    .all();
+  return hot(db).pendingChannels(kind);
 }
 
 /** Compare-and-delete of hints: each is cleared only if no note arrived since `gen` was read. */
 export function clearPending(db: Db, entries: readonly { channel_id: string; gen: number }[]): void {
-  db.transaction((tx) => {
-    for (const entry of entries) {
-      tx.update(channels)
-        .set({ pending: false })
-        .where(and(eq(channels.channelId, entry.channel_id), eq(channels.gen, entry.gen)))
-        .run();
-    }
+  db.transaction(() => {
+    for (const entry of entries) hot(db).clearPending(entry.channel_id, entry.gen);
   });
 }
 
@@ -180,19 +163,7 @@ export function knownChannels(db: Db, ids: readonly string[]): string[] {
   const wanted = [...new Set(ids)];
   const known = new Set<string>();
   for (let i = 0; i < wanted.length; i += ID_SLICE) {
-    const slice = wanted.slice(i, i + ID_SLICE);
-    for (const row of db
-      .select({ id: channels.channelId })
-      .from(channels)
-      .where(inArray(channels.channelId, slice))
-      .all())
-      known.add(row.id);
-    for (const row of db
-      .select({ id: groupMemberships.groupId })
-      .from(groupMemberships)
-      .where(inArray(groupMemberships.groupId, slice))
-      .all())
-      known.add(row.id);
+    for (const id of hot(db).known(wanted.slice(i, i + ID_SLICE))) known.add(id);
   }
   return [...known];
 }

@@ -19,6 +19,7 @@ import type { DeletionStats } from '../shared/deletion-jobs.js';
 import { backoffMs, DELIVERY_RETRY, deliverPending } from '../shared/outbox.js';
 import { ChannelAttachments } from './attachments.js';
 import type { ChannelFileView } from './files.js';
+import { IndexKnowledge } from './index-knowledge.js';
 import { GroupMembership } from './membership.js';
 import * as schema from './schema.js';
 import {
@@ -45,6 +46,13 @@ export type NamedHistoryPage = Omit<HistoryPage, 'messages'> & { messages: Named
 const OUTBOX_RETRY_MS = backoffMs(1, DELIVERY_RETRY);
 /** The alarm is armed before each send with this delay, as a safety net for a crash mid-request. */
 const OUTBOX_SAFETY_MS = 30_000;
+/**
+ * Notes that need not precede a send's answer (index-knowledge.ts: the channel list's
+ * last_message_at, a hint the index already has) go out this long after the first of them,
+ * coalesced: one note per agent for all the sends in between. They are committed in the outbox
+ * with their message, so a crash in between leaves them to the safety alarm.
+ */
+const NOTE_COALESCE_MS = 1_000;
 
 /**
  * One per channel (`dm_…` for a pair of agents, `grp_…` for a group): messages with their strict
@@ -59,6 +67,8 @@ export class ChannelDO extends DurableObject<Env> {
   private readonly attachments: ChannelAttachments;
   private readonly alarms: AlarmScheduler;
   private alarmArmed = false;
+  private readonly knowledge = new IndexKnowledge();
+  private coalescing: ReturnType<typeof setTimeout> | null = null;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -66,7 +76,7 @@ export class ChannelDO extends DurableObject<Env> {
     this.store = new ChannelStore(db);
     this.groups = new GroupMembership(db);
     this.alarms = new AlarmScheduler(ctx, () => this.now(), 'channel')
-      .register('inbox-notes', { run: () => this.drainOutbox().then(() => {}) })
+      .register('inbox-notes', { run: () => this.drainOutbox('all').then(() => {}) })
       .register('group-catalog', { run: () => this.drainCatalog().then(() => {}) })
       .register('attachments', { run: () => this.attachments.maintenance().then(() => {}) });
     this.attachments = new ChannelAttachments(env, this.store, () => this.now(), db, this.alarms);
@@ -117,9 +127,10 @@ export class ChannelDO extends DurableObject<Env> {
     });
     await this.attachments.afterWrite(outcome.status === 'sent');
     if (outcome.status === 'reply_to_not_found') throw replyNotFound(input.reply_to ?? '');
-    // Delivered before answering, so the recipient's next poll sees the message; a failure stays
-    // in the outbox for the alarm and does not fail the send: the message is committed.
-    if (outcome.status === 'sent') await this.drainOutbox();
+    // What a poll needs is delivered before answering (index-knowledge.ts), so the recipient's next
+    // poll sees the message; a failure stays in the outbox for the alarm and does not fail the
+    // send: the message is committed.
+    if (outcome.status === 'sent') await this.drainOutbox('urgent');
     return outcome;
   }
 
@@ -157,7 +168,9 @@ export class ChannelDO extends DurableObject<Env> {
   }
 
   async counts(agentId: string): Promise<InboxCounts | null> {
-    return this.store.counts(agentId, this.now());
+    const counts = this.store.counts(agentId, this.now());
+    if (!counts || counts.unread === 0) this.knowledge.mayBeCleared(agentId);
+    return counts;
   }
 
   async claimCandidates(
@@ -165,7 +178,9 @@ export class ChannelDO extends DurableObject<Env> {
     limit: number,
     order: ClaimOrder,
   ): Promise<{ candidates: { seq: number; created_at: number }[]; unread: number } | null> {
-    return this.store.claimCandidates(agentId, limit, order, this.now());
+    const peek = this.store.claimCandidates(agentId, limit, order, this.now());
+    if (!peek || peek.unread === 0) this.knowledge.mayBeCleared(agentId);
+    return peek;
   }
 
   /** Claims up to `count` deliveries; `claimSeconds` is the setting in force now, fixed into the expiry. */
@@ -183,7 +198,10 @@ export class ChannelDO extends DurableObject<Env> {
       }),
     );
     const claims = this.store.claim(agentId, tokens, order, this.now(), claimSeconds * 1000);
-    if (!claims) return null;
+    if (!claims) {
+      this.knowledge.mayBeCleared(agentId);
+      return null;
+    }
     const messages = await this.named(claims.map((c) => c.message));
     return claims.map((c, i) => ({ ...c, message: messages[i]! }));
   }
@@ -333,7 +351,7 @@ export class ChannelDO extends DurableObject<Env> {
     await this.attachments.afterWrite(outcome?.status === 'sent');
     if (!outcome) throw new ApiError('not_group_member', 'You are not an active member of this group.');
     if (outcome.status === 'reply_to_not_found') throw replyNotFound(input.reply_to ?? '');
-    if (outcome.status === 'sent') await this.drainOutbox();
+    if (outcome.status === 'sent') await this.drainOutbox('urgent');
     return outcome;
   }
 
@@ -431,7 +449,21 @@ export class ChannelDO extends DurableObject<Env> {
    */
   private async afterMembershipChange(): Promise<void> {
     this.armOutboxAlarm();
-    await Promise.all([this.drainOutbox(), this.drainCatalog()]);
+    this.knowledge.forget();
+    await Promise.all([this.drainOutbox('all'), this.drainCatalog()]);
+  }
+
+  /**
+   * Delivers the outbox NOTE_COALESCE_MS from now, once for all sends until then. A timer, not the
+   * alarm: the alarm also runs the attachments' maintenance and catalog report, which are not due
+   * this often; the safety alarm armed with the send still covers a crash before the timer.
+   */
+  private coalesceNotes(): void {
+    if (this.coalescing) return;
+    this.coalescing = setTimeout(() => {
+      this.coalescing = null;
+      this.drainOutbox('all').catch((error: unknown) => console.error('inbox notes failed', String(error)));
+    }, NOTE_COALESCE_MS);
   }
 
   /** Brings the administrators' group catalog up to date; on failure the alarm retries. */
@@ -450,11 +482,24 @@ export class ChannelDO extends DurableObject<Env> {
     return ok;
   }
 
-  /** Hands every pending note to its agent's index; false when some failed (they are retried by alarm). */
-  private async drainOutbox(): Promise<boolean> {
-    const ok = await deliverPending(this.store.outbox(), {
+  /**
+   * Hands pending notes to their agents' indexes; false when some failed (they are retried by
+   * alarm). `urgent` (after a send): only the notes a poll needs now (index-knowledge.ts); the
+   * others go out NOTE_COALESCE_MS later, together.
+   */
+  private async drainOutbox(which: 'all' | 'urgent'): Promise<boolean> {
+    let items = this.store.outbox().map((item) => ({ ...item, epoch: this.knowledge.epoch(item.agentId) }));
+    if (which === 'urgent') {
+      const now = items.filter((item) => this.knowledge.mustDeliverNow(item.agentId, item.note.pending));
+      if (now.length < items.length) this.coalesceNotes();
+      items = now;
+    }
+    const ok = await deliverPending(items, {
       deliver: (item) => this.env.AGENT.get(this.env.AGENT.idFromName(item.agentId)).noteChannels([item.note]),
-      delivered: (item) => this.store.outboxDelivered(item.agentId, item.version),
+      delivered: (item) => {
+        this.store.outboxDelivered(item.agentId, item.version);
+        this.knowledge.delivered(item.agentId, item.note.pending, item.epoch);
+      },
       failed: (item, error) => this.store.outboxFailed(item.agentId, error),
     });
     if (!ok) {

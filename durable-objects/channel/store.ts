@@ -6,7 +6,7 @@
  * write, so concurrent requests to the channel cannot interleave inside them.
  */
 
-import { and, asc, count, desc, eq, gt, inArray, isNull, lt, lte, ne, or, type SQL, sql } from 'drizzle-orm';
+import { and, asc, count, desc, eq, gt, inArray, isNull, lt, lte, or, type SQL, sql } from 'drizzle-orm';
 import type { DrizzleSqliteDODatabase } from 'drizzle-orm/durable-sqlite';
 import {
   type AdminChannelFilter,
@@ -30,6 +30,7 @@ import type { ChannelSearchHit, ClaimView, MessageView } from '../../core/rpc.js
 import type { ChannelNote } from '../agent/inbox-index.js';
 import { iso } from '../shared/database.js';
 import { ChannelFiles, type ChannelFileView, type StoredFileRef } from './files.js';
+import { ChannelHotSql } from './hot-sql.js';
 import * as schema from './schema.js';
 
 export type Db = DrizzleSqliteDODatabase<typeof schema>;
@@ -128,12 +129,6 @@ export interface FileSend {
 /** Thrown when a private channel is addressed with a pair it does not belong to (an internal bug). */
 export class ChannelIdentityError extends Error {}
 
-const claimableFor = (agentId: string, now: number): SQL =>
-  and(
-    eq(deliveries.recipientId, agentId),
-    or(eq(deliveries.state, 'unread'), and(eq(deliveries.state, 'leased'), lte(deliveries.claimExpiresAt, now))),
-  ) as SQL;
-
 function claimState(row: typeof deliveries.$inferSelect): DeliveryClaimState {
   return {
     state: row.state,
@@ -148,22 +143,22 @@ function claimState(row: typeof deliveries.$inferSelect): DeliveryClaimState {
 export class ChannelStore {
   /** Stored attachments, their copies in flight and their deletion jobs. */
   readonly files: ChannelFiles;
+  /** Fixed-text statements of the hot paths (hot-sql.ts); they join the open transaction, if any. */
+  private readonly hot: ChannelHotSql;
 
   constructor(private readonly db: Db) {
     this.files = new ChannelFiles(db);
+    // drizzle's durable-sqlite driver keeps the storage it was opened on as `$client` (untyped here).
+    this.hot = new ChannelHotSql((db as unknown as { $client: DurableObjectStorage }).$client.sql);
   }
 
   channelId(): string | null {
     return this.channelRow(this.db)?.channelId ?? null;
   }
 
-  isActive(agentId: string, q: Q = this.db): boolean {
-    const row = q
-      .select({ state: participants.state })
-      .from(participants)
-      .where(eq(participants.agentId, agentId))
-      .get();
-    return row?.state === 'active';
+  /** Whether the agent is an active participant (inside the caller's transaction, if any). */
+  isActive(agentId: string): boolean {
+    return this.hot.participantState(agentId) === 'active';
   }
 
   // Sending
@@ -185,7 +180,7 @@ export class ChannelStore {
   send(input: ChannelSend): SendOutcome | ReplyRefused | null;
   send(input: ChannelSend): SendOutcome | ReplyRefused | null {
     return this.db.transaction((tx) => {
-      if (!this.channelRow(tx) || !this.isActive(input.senderId, tx)) {
+      if (!this.channelRow(tx) || !this.isActive(input.senderId)) {
         if (input.file) this.files.abandonCopy(tx, input.file.objectKey, input.now);
         return null;
       }
@@ -199,12 +194,8 @@ export class ChannelStore {
    * IDs (the newest PURGED_IDS_KEPT), whose tombstones keep their thread. Null: not of this channel.
    */
   replyTarget(replyTo: string, q: Q = this.db): ReplyTarget | null {
-    const live = q
-      .select({ id: messages.messageId, thread: messages.threadId })
-      .from(messages)
-      .where(eq(messages.messageId, replyTo))
-      .get();
-    if (live) return { thread_id: live.thread ?? live.id, purged: false };
+    const live = this.hot.messageById(replyTo);
+    if (live) return { thread_id: live.threadId ?? replyTo, purged: false };
     const gone = q
       .select({ id: purged.messageId, thread: purged.threadId })
       .from(purged)
@@ -219,8 +210,9 @@ export class ChannelStore {
     return { status: 'reply_to_not_found' };
   }
 
-  private channelRow(q: Q) {
-    return q.select().from(channel).where(eq(channel.id, 1)).get();
+  /** The channel's one row (inside the caller's transaction, if any); `_q` only says where it runs. */
+  private channelRow(_q: Q) {
+    return this.hot.channelRow();
   }
 
   private ensureDirect(tx: Tx, channelId: string, a: string, b: string, now: number): void {
@@ -275,32 +267,21 @@ export class ChannelStore {
     const seq = row.lastSeq + 1;
     const createdAt = Math.max(now, row.lastCreatedAt);
     const messageId = newMessageId(row.channelId);
-    tx.insert(messages)
-      .values({
-        seq,
-        messageId,
-        senderId,
-        senderName: sender.senderName ?? null,
-        body: content.body,
-        createdAt,
-        attachment: content.attachment,
-        replyTo: reply ? sender.replyTo : null,
-        threadId: reply?.thread_id ?? null,
-      })
-      .run();
+    // The message, the channel's counters, a delivery for every active participant but the sender
+    // (senders never get their own message), the dedup pointer and the outbox rows for the
+    // participants' inbox indexes (see channel-do.ts): all in this transaction.
+    this.hot.insertMessage({
+      seq,
+      messageId,
+      senderId,
+      senderName: sender.senderName ?? null,
+      body: content.body,
+      createdAt,
+      attachment: content.attachment,
+      replyTo: reply ? (sender.replyTo ?? null) : null,
+      threadId: reply?.thread_id ?? null,
+    });
     if (withFile.file) this.files.attach(tx, seq, withFile.file);
-    tx.update(channel).set({ lastSeq: seq, lastCreatedAt: createdAt }).where(eq(channel.id, 1)).run();
-    // Every active participant but the sender gets a delivery: senders never get their own message.
-    tx.run(sql`insert into ${deliveries} (seq, recipient_id, state)
-      select ${seq}, agent_id, 'unread' from ${participants} where state = 'active' and agent_id != ${senderId}`);
-    tx.insert(dedup).values({ senderId, seq }).onConflictDoUpdate({ target: dedup.senderId, set: { seq } }).run();
-    // The outbox rows for the participants' inbox indexes commit with the message (see channel-do.ts).
-    tx.run(sql`insert into ${notifyOutbox} (agent_id, pending, last_message_at)
-      select agent_id, agent_id != ${senderId}, ${createdAt} from ${participants} where state = 'active'
-      on conflict (agent_id) do update set
-        pending = pending or excluded.pending,
-        last_message_at = max(coalesce(last_message_at, 0), excluded.last_message_at),
-        version = version + 1`);
     this.enforceRetention(tx, maxMessages, now, withFile.maxFiles);
     return {
       status: 'sent' as const,
@@ -314,10 +295,8 @@ export class ChannelStore {
   }
 
   /** The sender's latest retained message here: the only one a new message is compared with. */
-  private comparisonMessage(q: Q, senderId: string) {
-    const pointer = q.select().from(dedup).where(eq(dedup.senderId, senderId)).get();
-    if (!pointer) return undefined;
-    return q.select().from(messages).where(eq(messages.seq, pointer.seq)).get();
+  private comparisonMessage(_q: Q, senderId: string) {
+    return this.hot.comparisonMessage(senderId);
   }
 
   /**
@@ -339,14 +318,8 @@ export class ChannelStore {
    * deletion job in this same transaction), and a file over the cap takes its whole message.
    */
   enforceRetention(tx: Tx, maxMessages: number, now: number, maxFiles?: number): void {
-    const edge = tx
-      .select({ seq: messages.seq })
-      .from(messages)
-      .orderBy(desc(messages.seq))
-      .limit(1)
-      .offset(maxMessages)
-      .get();
-    if (edge) this.purgeMessages(tx, lte(messages.seq, edge.seq), now);
+    const edge = this.hot.retentionEdge(maxMessages);
+    if (edge !== undefined) this.purgeMessages(tx, lte(messages.seq, edge), now);
     if (maxFiles === undefined) return;
     // A list, not a subquery over `files`: purging deletes those rows before the messages.
     const overCap = this.files.fileSeqsUpTo(tx, this.files.fileCapEdge(tx, maxFiles));
@@ -443,19 +416,8 @@ export class ChannelStore {
   /** The agent's counts here, or null when it is not an active participant. */
   counts(agentId: string, now: number): InboxCounts | null {
     if (!this.isActive(agentId)) return null;
-    const row = this.db
-      .select({
-        unread: sql<number>`count(*)`,
-        leased: sql<number>`coalesce(sum(case when ${deliveries.state} = 'leased' and ${deliveries.claimExpiresAt} > ${now} then 1 else 0 end), 0)`,
-        oldest: sql<number | null>`min(${messages.createdAt})`,
-      })
-      .from(deliveries)
-      .innerJoin(messages, eq(messages.seq, deliveries.seq))
-      .where(and(eq(deliveries.recipientId, agentId), ne(deliveries.state, 'read')))
-      .get();
-    const unread = row?.unread ?? 0;
-    const leased = row?.leased ?? 0;
-    return { unread, claimable: unread - leased, leased, oldest_unread_at: row?.oldest ?? null };
+    const { unread, leased, oldest } = this.hot.counts(agentId, now);
+    return { unread, claimable: unread - leased, leased, oldest_unread_at: oldest };
   }
 
   /** The agent's best `limit` claimable deliveries (for the cross-channel merge), and its unread count. */
@@ -467,14 +429,7 @@ export class ChannelStore {
   ): { candidates: { seq: number; created_at: number }[]; unread: number } | null {
     const counts = this.counts(agentId, now);
     if (!counts) return null;
-    const candidates = this.db
-      .select({ seq: messages.seq, created_at: messages.createdAt })
-      .from(deliveries)
-      .innerJoin(messages, eq(messages.seq, deliveries.seq))
-      .where(claimableFor(agentId, now))
-      .orderBy(order === 'oldest' ? asc(deliveries.seq) : desc(deliveries.seq))
-      .limit(limit)
-      .all();
+    const candidates = this.hot.claimCandidates(agentId, now, order, limit);
     return { candidates, unread: counts.unread };
   }
 
@@ -491,29 +446,14 @@ export class ChannelStore {
     claimMs: number,
   ): ClaimView[] | null {
     return this.db.transaction((tx) => {
-      if (!this.isActive(agentId, tx)) return null;
+      if (!this.isActive(agentId)) return null;
       const where = this.whereAbout(tx);
-      const rows = tx
-        .select({ d: deliveries, m: messages })
-        .from(deliveries)
-        .innerJoin(messages, eq(messages.seq, deliveries.seq))
-        .where(claimableFor(agentId, now))
-        .orderBy(order === 'oldest' ? asc(deliveries.seq) : desc(deliveries.seq))
-        .limit(tokens.length)
-        .all();
+      const rows = this.hot.claimable(agentId, now, order, tokens.length);
       const expiresAt = now + claimMs;
       return rows.map(({ d, m }, i) => {
         const token = tokens[i]!;
         const next = claimed(claimState(d), token.hash, expiresAt);
-        tx.update(deliveries)
-          .set({
-            state: next.state,
-            claimHash: next.claimHash,
-            claimExpiresAt: next.claimExpiresAt,
-            replacedHashes: [...next.replacedHashes],
-          })
-          .where(and(eq(deliveries.seq, d.seq), eq(deliveries.recipientId, agentId)))
-          .run();
+        this.hot.updateDelivery(d.seq, agentId, { ...next, replacedHashes: [...next.replacedHashes] });
         return { message: messageView(where, m), claim_token: token.token, claim_expires_at: iso(expiresAt) };
       });
     });
@@ -521,35 +461,26 @@ export class ChannelStore {
 
   /** ACKs of the agent's own deliveries, in order, in one transaction. */
   ack(agentId: string, items: readonly { message_id: string; tokenHash: string }[], now: number): AckOutcome[] {
-    return this.db.transaction((tx) => {
-      const active = this.isActive(agentId, tx);
+    // One transaction: each item's check and write, none interleaved with another request.
+    return this.db.transaction(() => {
+      const active = this.isActive(agentId);
       return items.map(({ message_id, tokenHash }): AckOutcome => {
         if (!active) return { message_id, status: 'rejected', code: 'not_found' };
-        const message = tx.select({ seq: messages.seq }).from(messages).where(eq(messages.messageId, message_id)).get();
+        const message = this.hot.messageById(message_id);
         if (!message) {
-          const gone = tx.select().from(purged).where(eq(purged.messageId, message_id)).get();
-          return { message_id, status: 'rejected', code: gone ? 'message_purged' : 'not_found' };
+          return {
+            message_id,
+            status: 'rejected',
+            code: this.hot.isPurged(message_id) ? 'message_purged' : 'not_found',
+          };
         }
-        const row = tx
-          .select()
-          .from(deliveries)
-          .where(and(eq(deliveries.seq, message.seq), eq(deliveries.recipientId, agentId)))
-          .get();
+        const row = this.hot.delivery(message.seq, agentId);
         if (!row) return { message_id, status: 'rejected', code: 'not_found' };
         const state = claimState(row);
         const decision = decideAck(state, tokenHash, now);
         if (decision.status === 'read') {
           const next = acknowledged(state);
-          tx.update(deliveries)
-            .set({
-              state: next.state,
-              claimHash: next.claimHash,
-              claimExpiresAt: next.claimExpiresAt,
-              ackHash: next.ackHash,
-              ackDeadline: next.ackDeadline,
-            })
-            .where(and(eq(deliveries.seq, row.seq), eq(deliveries.recipientId, agentId)))
-            .run();
+          this.hot.updateDelivery(row.seq, agentId, { ...next, replacedHashes: [...next.replacedHashes] });
         }
         return decision.status === 'rejected'
           ? { message_id, status: 'rejected', code: decision.code }
@@ -825,9 +756,11 @@ export class ChannelStore {
 
   /** The pending notes, each with the row version that a successful delivery may delete. */
   outbox(): { agentId: string; version: number; note: ChannelNote }[] {
+    const outbox = this.hot.outboxRows();
+    if (outbox.length === 0) return [];
     const row = this.channelRow(this.db);
     if (!row) return [];
-    const members = this.db.select({ id: participants.agentId, state: participants.state }).from(participants).all();
+    const members = this.hot.participants();
     // Group notes carry the membership as it is now (read at drain time, with its version), so the
     // agent's index follows joins, leaves and dissolution, not only messages.
     const membership = (agentId: string): ChannelNote['membership'] => {
@@ -838,32 +771,25 @@ export class ChannelStore {
         version: row.membershipVersion,
       };
     };
-    return this.db
-      .select()
-      .from(notifyOutbox)
-      .all()
-      .map((item) => ({
-        agentId: item.agentId,
-        version: item.version,
-        note: {
-          channel_id: row.channelId,
-          kind: row.kind,
-          peer_agent_id: row.kind === 'private' ? (members.find((m) => m.id !== item.agentId)?.id ?? null) : null,
-          group_id: row.kind === 'group' ? row.channelId : null,
-          name: row.name,
-          // A membership note for a group with history still dates the channel for GET /channels.
-          last_message_at: item.lastMessageAt ?? (row.lastSeq > 0 ? row.lastCreatedAt : null),
-          pending: item.pending,
-          membership: membership(item.agentId),
-        },
-      }));
+    return outbox.map((item) => ({
+      agentId: item.agentId,
+      version: item.version,
+      note: {
+        channel_id: row.channelId,
+        kind: row.kind,
+        peer_agent_id: row.kind === 'private' ? (members.find((m) => m.id !== item.agentId)?.id ?? null) : null,
+        group_id: row.kind === 'group' ? row.channelId : null,
+        name: row.name,
+        // A membership note for a group with history still dates the channel for GET /channels.
+        last_message_at: item.lastMessageAt ?? (row.lastSeq > 0 ? row.lastCreatedAt : null),
+        pending: item.pending,
+        membership: membership(item.agentId),
+      },
+    }));
   }
 
   outboxDelivered(agentId: string, version: number): void {
-    this.db
-      .delete(notifyOutbox)
-      .where(and(eq(notifyOutbox.agentId, agentId), eq(notifyOutbox.version, version)))
-      .run();
+    this.hot.outboxDelivered(agentId, version);
   }
 
   outboxFailed(agentId: string, error: string): void {

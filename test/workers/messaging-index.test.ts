@@ -2,14 +2,14 @@
  * The inbox index: polls ask only channels that may have unread deliveries, the hint is cleared
  * only by compare-and-delete, and a note lost to a crash is delivered by the channel's alarm.
  */
-import { env, runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
+import { abortAllDurableObjects, env, runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { drizzle } from 'drizzle-orm/durable-sqlite';
 import { describe, expect, it } from 'vitest';
 import { dmChannelId } from '../../core/domain/ids.js';
 import * as schema from '../../durable-objects/channel/schema.js';
 import { ChannelStore } from '../../durable-objects/channel/store.js';
 import { call } from './helpers.js';
-import { ack, channelCalls, claim, inbox, send, sendOne, world } from './messaging-helpers.js';
+import { ack, channelCalls, claim, inbox, send, sendOne, shiftChannelClock, world } from './messaging-helpers.js';
 
 describe('inbox index', () => {
   it('lets an agent with 200 quiet channels poll without asking them', async () => {
@@ -100,5 +100,65 @@ describe('inbox index', () => {
     await runInDurableObject(stub, (_instance, state) => {
       expect(drizzle(state.storage, { schema }).select().from(schema.notifyOutbox).all()).toEqual([]);
     });
+  });
+
+  it('answers a send before notes a poll does not need, and delivers them later, also after a crash', async () => {
+    const { agents } = await world(2);
+    const [a, b] = agents as [any, any];
+    const channelId = await dmChannelId(a.id, b.id);
+    // A fresh stub each time: the old ones die with the object.
+    const stub = () => env.CHANNEL.get(env.CHANNEL.idFromName(channelId));
+    const outbox = () =>
+      runInDurableObject(stub(), (_instance, state) =>
+        drizzle(state.storage, { schema })
+          .select({ agentId: schema.notifyOutbox.agentId })
+          .from(schema.notifyOutbox)
+          .all()
+          .map((row) => row.agentId)
+          .sort(),
+      );
+    const listedAt = async (agent: any) =>
+      (await call('GET', '/channels', { key: agent.key })).body.channels[0]?.last_message_at;
+
+    // The first message: both indexes must learn the channel before the answer.
+    await sendOne(a, b, 'first');
+    expect(await outbox()).toEqual([]);
+    const first = await listedAt(a);
+
+    // The second: both indexes list the channel and b's hint is still set, so both notes (only
+    // the list's last_message_at) wait in the committed outbox, and b's poll already sees both.
+    await shiftChannelClock(channelId, 10_000);
+    await sendOne(a, b, 'second');
+    expect(await outbox()).toEqual([a.id, b.id].sort());
+    expect((await inbox(b)).body.unread).toBe(2);
+    expect(await listedAt(a)).toBe(first);
+
+    // The object dies before its coalescing timer: the alarm armed with the send delivers them.
+    await abortAllDurableObjects();
+    expect(await runDurableObjectAlarm(stub())).toBe(true);
+    expect(await outbox()).toEqual([]);
+    expect(Date.parse(await listedAt(a))).toBeGreaterThanOrEqual(Date.parse(first) + 10_000);
+    expect(await listedAt(b)).toBe(await listedAt(a));
+  });
+
+  it('delivers the hint before answering once a poll may have cleared it', async () => {
+    const { agents } = await world(2);
+    const [a, b] = agents as [any, any];
+    await sendOne(a, b, 'one');
+    await sendOne(a, b, 'two');
+    const claimed = await claim(b, { limit: 5 });
+    expect(claimed.body.claims).toHaveLength(2);
+    await ack(
+      b,
+      claimed.body.claims.map((c: any) => ({ message_id: c.message.message_id, claim_token: c.claim_token })),
+    );
+    // This poll finds the channel empty and clears the hint (compare-and-delete on its generation).
+    expect((await inbox(b)).body.unread).toBe(0);
+    expect(channelCalls(await inbox(b))).toBe(0);
+    // So the next message's hint goes out before the answer: b's next poll sees it at once.
+    await sendOne(a, b, 'three');
+    const after = await inbox(b);
+    expect(after.body.unread).toBe(1);
+    expect(channelCalls(after)).toBe(1);
   });
 });

@@ -1,0 +1,256 @@
+/**
+ * The channel's hot-path statements (every send, poll, claim and ACK) as fixed SQL text over the
+ * object's `ctx.storage.sql`, not drizzle's query builder. Why: profiles of the mixed workload
+ * (docs/benchmarks.md) showed drizzle building the SQL string of each statement anew costing more
+ * of workerd's one thread than SQLite running it; workerd caches a prepared statement per SQL
+ * text, so fixed text is both built and prepared once. drizzle stays for the schema, the
+ * migrations and every cold path (store.ts); the column names here are those of schema.ts, and the
+ * tests of store.ts cover these statements like any other.
+ *
+ * All of these run inside the caller's transaction when there is one: drizzle's durable-sqlite
+ * transaction is `transactionSync` on the same storage, and `sql.exec` joins it.
+ */
+import type { AttachmentRecord } from '../../core/domain/content.js';
+import type { DeliveryState } from '../../core/domain/deliveries.js';
+import type * as schema from './schema.js';
+
+export type MessageRow = typeof schema.messages.$inferSelect;
+export type DeliveryRow = typeof schema.deliveries.$inferSelect;
+export type ChannelRow = typeof schema.channel.$inferSelect;
+type Row = Record<string, SqlStorageValue>;
+
+const MESSAGE_COLUMNS =
+  'm.seq, m.message_id, m.sender_id, m.body, m.created_at, m.attachment, m.reply_to, m.thread_id, m.sender_name';
+const DELIVERY_COLUMNS =
+  'd.seq as d_seq, d.recipient_id, d.state, d.claim_hash, d.claim_expires_at, d.replaced_hashes, d.ack_hash, d.ack_deadline';
+
+// Column values as schema.ts types them (the statements name every column they read).
+type Value = SqlStorageValue | undefined;
+const str = (v: Value): string => v as string;
+const num = (v: Value): number => v as number;
+const strOrNull = (v: Value): string | null => (v === null || v === undefined ? null : (v as string));
+const numOrNull = (v: Value): number | null => (v === null || v === undefined ? null : (v as number));
+
+function messageRow(r: Row): MessageRow {
+  return {
+    seq: num(r.seq),
+    messageId: str(r.message_id),
+    senderId: str(r.sender_id),
+    body: str(r.body),
+    createdAt: num(r.created_at),
+    attachment:
+      r.attachment === null || r.attachment === undefined ? null : (JSON.parse(str(r.attachment)) as AttachmentRecord),
+    replyTo: strOrNull(r.reply_to),
+    threadId: strOrNull(r.thread_id),
+    senderName: strOrNull(r.sender_name),
+  };
+}
+
+function deliveryRow(r: Row): DeliveryRow {
+  return {
+    seq: num(r.d_seq),
+    recipientId: str(r.recipient_id),
+    state: str(r.state) as DeliveryState,
+    claimHash: strOrNull(r.claim_hash),
+    claimExpiresAt: numOrNull(r.claim_expires_at),
+    replacedHashes: JSON.parse(str(r.replaced_hashes)) as string[],
+    ackHash: strOrNull(r.ack_hash),
+    ackDeadline: numOrNull(r.ack_deadline),
+  };
+}
+
+export class ChannelHotSql {
+  constructor(private readonly sql: SqlStorage) {}
+
+  private first(query: string, ...params: SqlStorageValue[]): Row | undefined {
+    return this.sql.exec<Row>(query, ...params).toArray()[0];
+  }
+
+  private run(query: string, ...params: SqlStorageValue[]): void {
+    this.sql.exec(query, ...params);
+  }
+
+  participantState(agentId: string): string | undefined {
+    return this.first('select state from participants where agent_id = ?', agentId)?.state as string | undefined;
+  }
+
+  channelRow(): ChannelRow | undefined {
+    const r = this.first(
+      `select channel_id, kind, name, created_at, last_seq, last_created_at, status, membership_version,
+        catalog_version from channel where id = 1`,
+    );
+    return (
+      r && {
+        id: 1,
+        channelId: str(r.channel_id),
+        kind: str(r.kind) as ChannelRow['kind'],
+        name: strOrNull(r.name),
+        createdAt: num(r.created_at),
+        lastSeq: num(r.last_seq),
+        lastCreatedAt: num(r.last_created_at),
+        status: str(r.status) as ChannelRow['status'],
+        membershipVersion: num(r.membership_version),
+        catalogVersion: num(r.catalog_version),
+      }
+    );
+  }
+
+  /** The sender's latest retained message here (its dedup pointer), if any. */
+  comparisonMessage(senderId: string): MessageRow | undefined {
+    const r = this.first(
+      `select ${MESSAGE_COLUMNS} from dedup p join messages m on m.seq = p.seq where p.sender_id = ?`,
+      senderId,
+    );
+    return r && messageRow(r);
+  }
+
+  messageById(messageId: string): { seq: number; threadId: string | null } | undefined {
+    const r = this.first('select seq, thread_id from messages where message_id = ?', messageId);
+    return r && { seq: num(r.seq), threadId: strOrNull(r.thread_id) };
+  }
+
+  /**
+   * The message, the channel's counters, a delivery for every active participant but the sender,
+   * the sender's dedup pointer and the outbox rows for the participants' indexes: the writes of
+   * every send, in the caller's transaction.
+   */
+  insertMessage(m: MessageRow): void {
+    this.run(
+      `insert into messages (seq, message_id, sender_id, body, created_at, attachment, reply_to, thread_id, sender_name)
+        values (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      m.seq,
+      m.messageId,
+      m.senderId,
+      m.body,
+      m.createdAt,
+      m.attachment === null ? null : JSON.stringify(m.attachment),
+      m.replyTo,
+      m.threadId,
+      m.senderName,
+    );
+    this.run('update channel set last_seq = ?, last_created_at = ? where id = 1', m.seq, m.createdAt);
+    this.run(
+      `insert into deliveries (seq, recipient_id, state)
+        select ?, agent_id, 'unread' from participants where state = 'active' and agent_id != ?`,
+      m.seq,
+      m.senderId,
+    );
+    this.run(
+      'insert into dedup (sender_id, seq) values (?, ?) on conflict (sender_id) do update set seq = excluded.seq',
+      m.senderId,
+      m.seq,
+    );
+    this.run(
+      `insert into notify_outbox (agent_id, pending, last_message_at)
+        select agent_id, agent_id != ?, ? from participants where state = 'active'
+        on conflict (agent_id) do update set
+          pending = pending or excluded.pending,
+          last_message_at = max(coalesce(last_message_at, 0), excluded.last_message_at),
+          version = version + 1`,
+      m.senderId,
+      m.createdAt,
+    );
+  }
+
+  /** The seq of the newest message beyond the newest `keep` (retention's edge), if any. */
+  retentionEdge(keep: number): number | undefined {
+    const r = this.first('select seq from messages order by seq desc limit 1 offset ?', keep);
+    return r && num(r.seq);
+  }
+
+  /** Unread (not read) deliveries of the agent: count, the leased ones, the oldest message time. */
+  counts(agentId: string, now: number): { unread: number; leased: number; oldest: number | null } {
+    const r = this.first(
+      `select count(*) as unread,
+          coalesce(sum(case when d.state = 'leased' and d.claim_expires_at > ? then 1 else 0 end), 0) as leased,
+          min(m.created_at) as oldest
+        from deliveries d join messages m on m.seq = d.seq
+        where d.recipient_id = ? and d.state in ('unread', 'leased')`,
+      now,
+      agentId,
+    );
+    return { unread: num(r?.unread ?? 0), leased: num(r?.leased ?? 0), oldest: numOrNull(r?.oldest ?? null) };
+  }
+
+  /** The agent's claimable deliveries (unread, or leased with an expired claim) in seq order, with their messages. */
+  claimable(agentId: string, now: number, order: 'oldest' | 'newest', limit: number) {
+    const rows = this.sql
+      .exec<Row>(
+        `select ${DELIVERY_COLUMNS}, ${MESSAGE_COLUMNS} from deliveries d join messages m on m.seq = d.seq
+          where d.recipient_id = ? and (d.state = 'unread' or (d.state = 'leased' and d.claim_expires_at <= ?))
+          order by d.seq ${order === 'oldest' ? 'asc' : 'desc'} limit ?`,
+        agentId,
+        now,
+        limit,
+      )
+      .toArray();
+    return rows.map((r) => ({ d: deliveryRow(r), m: messageRow(r) }));
+  }
+
+  /** Seq and creation time of the agent's claimable deliveries, for the cross-channel merge. */
+  claimCandidates(agentId: string, now: number, order: 'oldest' | 'newest', limit: number) {
+    return this.sql
+      .exec<Row>(
+        `select d.seq, m.created_at from deliveries d join messages m on m.seq = d.seq
+          where d.recipient_id = ? and (d.state = 'unread' or (d.state = 'leased' and d.claim_expires_at <= ?))
+          order by d.seq ${order === 'oldest' ? 'asc' : 'desc'} limit ?`,
+        agentId,
+        now,
+        limit,
+      )
+      .toArray()
+      .map((r) => ({ seq: num(r.seq), created_at: num(r.created_at) }));
+  }
+
+  delivery(seq: number, agentId: string): DeliveryRow | undefined {
+    const r = this.first(
+      `select ${DELIVERY_COLUMNS} from deliveries d where d.seq = ? and d.recipient_id = ?`,
+      seq,
+      agentId,
+    );
+    return r && deliveryRow(r);
+  }
+
+  /** Writes a delivery's claim state (claims and ACKs, core/domain/deliveries.ts decides it). */
+  updateDelivery(seq: number, agentId: string, next: Omit<DeliveryRow, 'seq' | 'recipientId'>): void {
+    this.run(
+      `update deliveries set state = ?, claim_hash = ?, claim_expires_at = ?, replaced_hashes = ?, ack_hash = ?,
+        ack_deadline = ? where seq = ? and recipient_id = ?`,
+      next.state,
+      next.claimHash,
+      next.claimExpiresAt,
+      JSON.stringify(next.replacedHashes),
+      next.ackHash,
+      next.ackDeadline,
+      seq,
+      agentId,
+    );
+  }
+
+  isPurged(messageId: string): boolean {
+    return this.first('select 1 as x from purged where message_id = ?', messageId) !== undefined;
+  }
+
+  participants(): { id: string; state: string }[] {
+    return this.sql
+      .exec<Row>('select agent_id, state from participants')
+      .toArray()
+      .map((r) => ({ id: str(r.agent_id), state: str(r.state) }));
+  }
+
+  outboxRows(): { agentId: string; pending: boolean; lastMessageAt: number | null; version: number }[] {
+    return this.sql
+      .exec<Row>('select agent_id, pending, last_message_at, version from notify_outbox')
+      .toArray()
+      .map((r) => ({
+        agentId: str(r.agent_id),
+        pending: r.pending === 1,
+        lastMessageAt: numOrNull(r.last_message_at),
+        version: num(r.version),
+      }));
+  }
+
+  outboxDelivered(agentId: string, version: number): void {
+    this.run('delete from notify_outbox where agent_id = ? and version = ?', agentId, version);
+  }
+}
