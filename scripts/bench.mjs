@@ -20,7 +20,6 @@
 // Usage: npm run bench [-- --quick] [-- --json FILE]
 import { execFileSync } from 'node:child_process';
 import os from 'node:os';
-import { Readable } from 'node:stream';
 import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
 import { latencyChart } from './bench-chart.mjs';
@@ -32,11 +31,12 @@ import {
   machine,
   processTree,
   removeSection,
-  rssBytes,
   sleep,
   startServer,
   writeSection,
 } from './bench-kit.mjs';
+import { scaleReport, scaleRun } from './bench-scale.mjs';
+import { uploadMemory } from './bench-upload.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -55,6 +55,7 @@ const { values } = parseArgs({
 const QUICK = values.quick;
 const SECTION_NAME = 'Load benchmark (`npm run bench`)';
 const SECTION = `## ${SECTION_NAME}`;
+const SCALE_SECTION = '## Issue 12 scale phases (`npm run bench`)';
 
 /** Every size and rate of the run; --quick keeps each phase but makes it tiny. */
 const PLAN = QUICK
@@ -454,73 +455,6 @@ async function closedLoop(label, path, { headers = {}, expect }, procs) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Memory: the server tree's summed RSS, sampled while one maximal file is uploaded.
-
-async function uploadMemory(agents, procs) {
-  const sample = () => processTree(procs.launcher).reduce((sum, p) => sum + rssBytes(p.pid), 0);
-  const baseline = [];
-  for (let i = 0; i < 10; i++) {
-    baseline.push(sample());
-    await sleep(20);
-  }
-  const base = Math.max(...baseline);
-  let peak = base;
-  let sampling = true;
-  const sampler = (async () => {
-    while (sampling) {
-      peak = Math.max(peak, sample());
-      await sleep(10);
-    }
-  })();
-  const [from, to] = agents;
-  const boundary = `bench-${Date.now()}`;
-  const head = Buffer.from(
-    `--${boundary}\r\nContent-Disposition: form-data; name="metadata"\r\n\r\n` +
-      JSON.stringify({ to_agent_ids: [to.id], body: `upload ${Date.now()}` }) +
-      `\r\n--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="bench.bin"\r\n` +
-      'Content-Type: application/octet-stream\r\n\r\n',
-  );
-  const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
-  const chunk = Buffer.alloc(256 * 1024, 7);
-  let sent = 0;
-  // Streamed from a generator: neither side may need the whole file in memory.
-  const body = Readable.from(
-    (function* () {
-      yield head;
-      while (sent < PLAN.uploadBytes) {
-        const piece = chunk.subarray(0, Math.min(chunk.length, PLAN.uploadBytes - sent));
-        sent += piece.length;
-        yield piece;
-      }
-      yield tail;
-    })(),
-  );
-  const started = performance.now();
-  let res;
-  try {
-    res = await api('POST', '/messages/direct', {
-      key: from.key,
-      raw: body,
-      headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
-    });
-  } finally {
-    sampling = false;
-    await sampler;
-  }
-  const ms = performance.now() - started;
-  const ok = res.status === 200 && res.body.results[0].status === 'sent';
-  return {
-    bytes: PLAN.uploadBytes,
-    ok,
-    status: res.status,
-    ms: round(ms, 0),
-    baselineMb: round(base / 1e6),
-    peakMb: round(peak / 1e6),
-    riseMb: round((peak - base) / 1e6),
-  };
-}
-
-// ---------------------------------------------------------------------------------------------
 // Start-up: `npm start` on the built tree, then a restart after SIGKILL on the same data.
 
 async function startTimes() {
@@ -591,7 +525,7 @@ try {
       `${c.label}: ${c.rps} req/s, workerd ${c.workerdCpuMs} ms/req, launcher ${c.launcherCpuMs} ms/req, errors ${c.errors}`,
     );
   }
-  results.upload = await uploadMemory(agents, procs);
+  results.upload = await uploadMemory(api, agents, procs.launcher, PLAN.uploadBytes);
   log(`upload ${results.upload.bytes} B: ${results.upload.status}, RSS rise ${results.upload.riseMb} MB`);
   results.fsyncMs = fsyncLatencyMs(server.dataDir);
   log(`disk: median 4 KB write + fsync in the data dir ${results.fsyncMs} ms`);
@@ -626,7 +560,11 @@ try {
 }
 
 // --quick checks completion and zero errors, never speed.
+// The scale phases (scripts/bench-scale.mjs) on a server of their own: one lowers a global limit.
+if (!failed) results.scale = await scaleRun({ quick: QUICK, log });
+
 const problems = [];
+for (const problem of results.scale?.problems ?? []) problems.push(problem);
 if (failed) problems.push('a phase threw');
 for (const run of [results.req49, ...(results.ramp ?? [])]) {
   if (run && QUICK && run.errors > 0)
@@ -646,6 +584,7 @@ if (!QUICK && !failed) {
   const { writeFileSync } = await import('node:fs');
   writeFileSync(values.svg, latencyChart(results.ramp, HOLD.p99Ms));
   removeSection(values.out, '## Ordinary API operations (REQ-49)');
+  if (results.scale) writeSection(values.out, SCALE_SECTION, `${SCALE_SECTION}\n\n${scaleReport(results.scale)}\n`);
   writeSection(values.out, SECTION, report(results));
   // The repository's formatter owns the layout of committed files (`npm run check` runs it).
   execFileSync('npx', ['biome', 'format', '--write', values.out, jsonFile], { stdio: 'ignore' });
@@ -777,6 +716,8 @@ ${closedRows}
 
 The summed resident memory of the server's process tree (launcher, workerd, orphan guard), sampled
 every 10 ms: ${r.upload.baselineMb} MB before, ${r.upload.peakMb} MB at the peak, a rise of **${r.upload.riseMb} MB**
-(upload answered ${r.upload.status} in ${r.upload.ms} ms).
+(upload answered ${r.upload.status} in ${r.upload.ms} ms). Per process (peak minus baseline): ${r.upload.processes
+    .map((p) => `${p.comm} +${p.riseMb} MB (${p.baselineMb} → ${p.peakMb})`)
+    .join(', ')}.
 `;
 }
