@@ -413,11 +413,9 @@ export async function scaleRun({ quick, only, log }) {
     if (only === 'upload') {
       // Investigation only (`npm run bench` measures the upload in its own phase): per process.
       const [from, to] = await setup.createAgents(2, 'upload');
-      for (const bytes of [1_000_000, 5_000_000, 50_000_000, 50_000_000, 5_000_000]) {
-        out.upload = await uploadMemory(http.api, [from, to], server.pid, bytes);
-        const w = out.upload.processes.find((p) => p.comm === 'workerd');
-        log?.(`upload ${bytes}: sum +${out.upload.riseMb} MB, workerd ${w.baselineMb} → ${w.peakMb} MB (+${w.riseMb})`);
-        await sleep(1000);
+      out.upload = await uploadMemory(http.api, [from, to], server.pid, quick ? 5_000_000 : 50_000_000);
+      for (const u of [out.upload, out.upload.again]) {
+        log?.(`upload: sum +${u.riseMb} MB; ${u.processes.map((p) => `${p.comm} +${p.riseMb}`).join(', ')}`);
       }
     }
     if (!only || only === 'cleanup') {

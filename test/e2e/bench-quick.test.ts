@@ -42,6 +42,7 @@ describe.skipIf(process.platform !== 'linux')('npm run bench -- --quick', () => 
     expect(results.upload).toMatchObject({ ok: true, status: 200 });
     expect(results.upload.peakMb).toBeGreaterThan(0);
     expect(results.upload.processes.map((p: { comm: string }) => p.comm)).toContain('workerd');
+    expect(results.upload.again).toMatchObject({ ok: true, status: 200 });
     // The scale phases: right counts, exclusive claims, a complete cleanup with its files deleted.
     const { inbox, cleanup } = results.scale;
     expect(inbox).toMatchObject({ errors: 0, problems: [] });
