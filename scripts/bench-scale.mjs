@@ -84,8 +84,11 @@ async function inParallel(items, concurrency, fn) {
 }
 
 async function adminSetUp({ api, must }) {
-  const login = await api('POST', '/admin/login', { body: { username: 'admin', password: ADMIN_PASSWORD } });
-  const cookie = String(login.headers['set-cookie']).split(';')[0];
+  const login = async () => {
+    const res = await api('POST', '/admin/login', { body: { username: 'admin', password: ADMIN_PASSWORD } });
+    return String(res.headers['set-cookie']).split(';')[0];
+  };
+  const cookie = await login();
   const { host } = await must(
     201,
     api('POST', '/admin/hosts', { cookie, body: { name: 'bench-scale', addresses: ['127.0.0.1'] } }),
@@ -103,7 +106,7 @@ async function adminSetUp({ api, must }) {
     });
     return agents;
   };
-  return { cookie, createAgents };
+  return { cookie, login, createAgents };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -340,18 +343,20 @@ export async function cleanupPhase(http, setup, plan, log) {
   // Files the cap keeps: those among the newest `cap` positions of each channel.
   const keptFilesPerChannel = fileRounds.filter((r) => r >= plan.perChannel - plan.cap).length;
 
-  const before = await must(200, api('GET', '/admin/cleanup', { cookie: setup.cookie }), 'cleanup status');
+  // Seeding the full plan outlasts an administrator session: sign in again.
+  const cookie = await setup.login();
+  const before = await must(200, api('GET', '/admin/cleanup', { cookie }), 'cleanup status');
   const started = performance.now();
   const startedIso = new Date().toISOString();
   await must(
     200,
-    api('PATCH', '/admin/settings', { cookie: setup.cookie, body: { max_messages_per_channel: plan.cap } }),
+    api('PATCH', '/admin/settings', { cookie, body: { max_messages_per_channel: plan.cap } }),
     'lower the cap',
   );
   const samples = [];
   let done = false;
   while (performance.now() - started < plan.deadlineS * 1000) {
-    const status = await must(200, api('GET', '/admin/cleanup', { cookie: setup.cookie }), 'cleanup status');
+    const status = await must(200, api('GET', '/admin/cleanup', { cookie }), 'cleanup status');
     samples.push({ ms: Math.round(performance.now() - started), ...status });
     if (status.state === 'idle' && status.last_completed_at && status.last_completed_at >= startedIso) {
       done = true;
@@ -389,8 +394,9 @@ export async function cleanupPhase(http, setup, plan, log) {
 // ---------------------------------------------------------------------------------------------
 
 /** Both phases (or `only` one) on a fresh server; answers their figures and any problem found. */
-export async function scaleRun({ quick, only, log }) {
-  const plans = quick ? SCALE_PLANS.quick : SCALE_PLANS.full;
+export async function scaleRun({ quick, only, log, perChannel }) {
+  const plans = structuredClone(quick ? SCALE_PLANS.quick : SCALE_PLANS.full);
+  if (perChannel) Object.assign(plans.cleanup, { perChannel, cap: perChannel / 10, fileEvery: perChannel / 10 });
   const server = await startServer('switchboard-bench-scale-');
   const http = httpClient(server.base);
   const workerdPids = processTree(server.pid)
@@ -506,9 +512,20 @@ ${rows}`);
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const { values } = parseArgs({
-    options: { quick: { type: 'boolean', default: false }, phase: { type: 'string' }, json: { type: 'string' } },
+    options: {
+      quick: { type: 'boolean', default: false },
+      phase: { type: 'string' },
+      json: { type: 'string' },
+      // A smaller cleanup plan for a loaded machine: messages per channel (the cap stays a tenth).
+      'per-channel': { type: 'string' },
+    },
   });
-  const out = await scaleRun({ quick: values.quick, only: values.phase, log: (t) => process.stdout.write(`${t}\n`) });
+  const out = await scaleRun({
+    quick: values.quick,
+    only: values.phase,
+    perChannel: values['per-channel'] ? Number(values['per-channel']) : undefined,
+    log: (t) => process.stdout.write(`${t}\n`),
+  });
   const text = JSON.stringify(out, null, 2);
   if (values.json) (await import('node:fs')).writeFileSync(values.json, `${text}\n`);
   else

@@ -7,7 +7,9 @@
 //   4. closed-loop ceilings read with workerd's and the launcher's CPU from /proc: a hello worker in
 //      the same Miniflare behind the same front (SWITCHBOARD_BENCH_HELLO), the worker's cheapest
 //      route (an unknown API path: its fixed middleware, no Durable Object call), and GET /me;
-//   5. the resident memory rise of the server's process tree during one maximal (50 MB) upload.
+//   5. the resident memory rise of the server's process tree during one maximal (50 MB) upload,
+//      per process, and again for a second one (scripts/bench-upload.mjs);
+//   6. the scale phases of issue 12 on a server of their own (scripts/bench-scale.mjs).
 //
 // Open loop: request i is scheduled at t0 + i/rate whatever happened to earlier ones, and its
 // latency counts from that scheduled time, so a server (or client) that falls behind shows up as
@@ -661,7 +663,7 @@ so queueing anywhere (server or client) shows as latency (no coordinated omissio
 after ${TIMEOUT_MS / 1000} s, any non-2xx status or a send result other than \`sent\` is an error. CPU
 is read from \`/proc/<pid>/stat\` (utime + stime) of workerd, the launcher (front + Miniflare's
 Node side) and the client. Phases run in this order: start-up, the closed-loop ceilings, the upload, the
-REQ-49 run, the ramp; after each open-loop phase the bench waits (up to 60 s) until the hello route
+REQ-49 run, the ramp, then the scale phases (section "Issue 12 scale phases") on a server of their own; after each open-loop phase the bench waits (up to 60 s) until the hello route
 answers within a second again, since a phase beyond capacity leaves a backlog of queued work.
 
 ### Start-up
