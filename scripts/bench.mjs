@@ -7,7 +7,9 @@
 //   4. closed-loop ceilings read with workerd's and the launcher's CPU from /proc: a hello worker in
 //      the same Miniflare behind the same front (SWITCHBOARD_BENCH_HELLO), the worker's cheapest
 //      route (an unknown API path: its fixed middleware, no Durable Object call), and GET /me;
-//   5. the resident memory rise of the server's process tree during one maximal (50 MB) upload.
+//   5. the resident memory rise of the server's process tree during one maximal (50 MB) upload,
+//      per process, and again for a second one (scripts/bench-upload.mjs);
+//   6. the scale phases of issue 12 on a server of their own (scripts/bench-scale.mjs).
 //
 // Open loop: request i is scheduled at t0 + i/rate whatever happened to earlier ones, and its
 // latency counts from that scheduled time, so a server (or client) that falls behind shows up as
@@ -20,7 +22,6 @@
 // Usage: npm run bench [-- --quick] [-- --json FILE]
 import { execFileSync } from 'node:child_process';
 import os from 'node:os';
-import { Readable } from 'node:stream';
 import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
 import { latencyChart } from './bench-chart.mjs';
@@ -32,11 +33,12 @@ import {
   machine,
   processTree,
   removeSection,
-  rssBytes,
   sleep,
   startServer,
   writeSection,
 } from './bench-kit.mjs';
+import { scaleReport, scaleRun } from './bench-scale.mjs';
+import { uploadMemory } from './bench-upload.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -55,6 +57,7 @@ const { values } = parseArgs({
 const QUICK = values.quick;
 const SECTION_NAME = 'Load benchmark (`npm run bench`)';
 const SECTION = `## ${SECTION_NAME}`;
+const SCALE_SECTION = '## Issue 12 scale phases (`npm run bench`)';
 
 /** Every size and rate of the run; --quick keeps each phase but makes it tiny. */
 const PLAN = QUICK
@@ -454,73 +457,6 @@ async function closedLoop(label, path, { headers = {}, expect }, procs) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Memory: the server tree's summed RSS, sampled while one maximal file is uploaded.
-
-async function uploadMemory(agents, procs) {
-  const sample = () => processTree(procs.launcher).reduce((sum, p) => sum + rssBytes(p.pid), 0);
-  const baseline = [];
-  for (let i = 0; i < 10; i++) {
-    baseline.push(sample());
-    await sleep(20);
-  }
-  const base = Math.max(...baseline);
-  let peak = base;
-  let sampling = true;
-  const sampler = (async () => {
-    while (sampling) {
-      peak = Math.max(peak, sample());
-      await sleep(10);
-    }
-  })();
-  const [from, to] = agents;
-  const boundary = `bench-${Date.now()}`;
-  const head = Buffer.from(
-    `--${boundary}\r\nContent-Disposition: form-data; name="metadata"\r\n\r\n` +
-      JSON.stringify({ to_agent_ids: [to.id], body: `upload ${Date.now()}` }) +
-      `\r\n--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="bench.bin"\r\n` +
-      'Content-Type: application/octet-stream\r\n\r\n',
-  );
-  const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
-  const chunk = Buffer.alloc(256 * 1024, 7);
-  let sent = 0;
-  // Streamed from a generator: neither side may need the whole file in memory.
-  const body = Readable.from(
-    (function* () {
-      yield head;
-      while (sent < PLAN.uploadBytes) {
-        const piece = chunk.subarray(0, Math.min(chunk.length, PLAN.uploadBytes - sent));
-        sent += piece.length;
-        yield piece;
-      }
-      yield tail;
-    })(),
-  );
-  const started = performance.now();
-  let res;
-  try {
-    res = await api('POST', '/messages/direct', {
-      key: from.key,
-      raw: body,
-      headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
-    });
-  } finally {
-    sampling = false;
-    await sampler;
-  }
-  const ms = performance.now() - started;
-  const ok = res.status === 200 && res.body.results[0].status === 'sent';
-  return {
-    bytes: PLAN.uploadBytes,
-    ok,
-    status: res.status,
-    ms: round(ms, 0),
-    baselineMb: round(base / 1e6),
-    peakMb: round(peak / 1e6),
-    riseMb: round((peak - base) / 1e6),
-  };
-}
-
-// ---------------------------------------------------------------------------------------------
 // Start-up: `npm start` on the built tree, then a restart after SIGKILL on the same data.
 
 async function startTimes() {
@@ -591,7 +527,7 @@ try {
       `${c.label}: ${c.rps} req/s, workerd ${c.workerdCpuMs} ms/req, launcher ${c.launcherCpuMs} ms/req, errors ${c.errors}`,
     );
   }
-  results.upload = await uploadMemory(agents, procs);
+  results.upload = await uploadMemory(api, agents, procs.launcher, PLAN.uploadBytes);
   log(`upload ${results.upload.bytes} B: ${results.upload.status}, RSS rise ${results.upload.riseMb} MB`);
   results.fsyncMs = fsyncLatencyMs(server.dataDir);
   log(`disk: median 4 KB write + fsync in the data dir ${results.fsyncMs} ms`);
@@ -626,14 +562,19 @@ try {
 }
 
 // --quick checks completion and zero errors, never speed.
+// The scale phases (scripts/bench-scale.mjs) on a server of their own: one lowers a global limit.
+if (!failed) results.scale = await scaleRun({ quick: QUICK, log });
+
 const problems = [];
+for (const problem of results.scale?.problems ?? []) problems.push(problem);
 if (failed) problems.push('a phase threw');
 for (const run of [results.req49, ...(results.ramp ?? [])]) {
   if (run && QUICK && run.errors > 0)
     problems.push(`${run.offered} req/s: ${run.errors} errors ${JSON.stringify(run.failures)}`);
 }
 for (const c of results.closed ?? []) if (c.errors > 0) problems.push(`${c.label}: ${c.errors} errors`);
-if (results.upload && !results.upload.ok) problems.push(`upload answered ${results.upload.status}`);
+if (results.upload && !(results.upload.ok && results.upload.again.ok))
+  problems.push(`upload answered ${results.upload.status}, then ${results.upload.again.status}`);
 results.problems = problems;
 
 const jsonFile = values.json ?? (QUICK ? null : 'docs/benchmarks.json');
@@ -646,6 +587,7 @@ if (!QUICK && !failed) {
   const { writeFileSync } = await import('node:fs');
   writeFileSync(values.svg, latencyChart(results.ramp, HOLD.p99Ms));
   removeSection(values.out, '## Ordinary API operations (REQ-49)');
+  if (results.scale) writeSection(values.out, SCALE_SECTION, `${SCALE_SECTION}\n\n${scaleReport(results.scale)}\n`);
   writeSection(values.out, SECTION, report(results));
   // The repository's formatter owns the layout of committed files (`npm run check` runs it).
   execFileSync('npx', ['biome', 'format', '--write', values.out, jsonFile], { stdio: 'ignore' });
@@ -662,6 +604,11 @@ if (problems.length) {
 /** The backlog wait of an open-loop phase; recover() gives up after 60 s. */
 function cleared(ms) {
   return ms >= 60_000 ? 'not within 60,000' : String(ms);
+}
+
+/** One upload's rise per process, e.g. `workerd +30.1 MB (107.6 → 137.7)`. */
+function perProcess(upload) {
+  return upload.processes.map((p) => `${p.comm} +${p.riseMb} MB (${p.baselineMb} → ${p.peakMb})`).join(', ');
 }
 
 function report(r) {
@@ -716,7 +663,7 @@ so queueing anywhere (server or client) shows as latency (no coordinated omissio
 after ${TIMEOUT_MS / 1000} s, any non-2xx status or a send result other than \`sent\` is an error. CPU
 is read from \`/proc/<pid>/stat\` (utime + stime) of workerd, the launcher (front + Miniflare's
 Node side) and the client. Phases run in this order: start-up, the closed-loop ceilings, the upload, the
-REQ-49 run, the ramp; after each open-loop phase the bench waits (up to 60 s) until the hello route
+REQ-49 run, the ramp, then the scale phases (section "Issue 12 scale phases") on a server of their own; after each open-loop phase the bench waits (up to 60 s) until the hello route
 answers within a second again, since a phase beyond capacity leaves a backlog of queued work.
 
 ### Start-up
@@ -776,7 +723,9 @@ ${closedRows}
 ### Memory during a ${r.upload.bytes / 1e6} MB upload
 
 The summed resident memory of the server's process tree (launcher, workerd, orphan guard), sampled
-every 10 ms: ${r.upload.baselineMb} MB before, ${r.upload.peakMb} MB at the peak, a rise of **${r.upload.riseMb} MB**
-(upload answered ${r.upload.status} in ${r.upload.ms} ms).
+every 10 ms during the server's first upload (no file was uploaded before it): ${r.upload.baselineMb} MB before,
+${r.upload.peakMb} MB at the peak, a rise of **${r.upload.riseMb} MB** (answered ${r.upload.status} in ${r.upload.ms} ms).
+Per process (peak minus baseline): ${perProcess(r.upload)}. The same upload again, a second later:
+a rise of **${r.upload.again.riseMb} MB** (${perProcess(r.upload.again)}; answered ${r.upload.again.status} in ${r.upload.again.ms} ms).
 `;
 }

@@ -1,7 +1,8 @@
 /**
  * `npm run bench -- --quick` as a smoke test: every benchmark phase (open-loop mix, ramp,
- * closed-loop ceilings with CPU from /proc, the upload's memory) runs against the real server at
- * tiny rates and must complete with zero errors. No speed threshold: speed is `npm run bench`'s
+ * closed-loop ceilings with CPU from /proc, the upload's memory, the scale phases of
+ * scripts/bench-scale.mjs) runs against the real server at tiny sizes and must complete with zero
+ * errors. No speed threshold: speed is `npm run bench`'s
  * business, on a machine whose load the report records.
  */
 import { execFile } from 'node:child_process';
@@ -14,7 +15,7 @@ import { ROOT, tempDir } from './harness.js';
 const run = promisify(execFile);
 
 describe.skipIf(process.platform !== 'linux')('npm run bench -- --quick', () => {
-  it('completes every phase with zero errors', { timeout: 180_000 }, async () => {
+  it('completes every phase with zero errors', { timeout: 300_000 }, async () => {
     const json = join(tempDir('switchboard-bench-quick-'), 'quick.json');
     const { stdout } = await run(process.execPath, ['scripts/bench.mjs', '--quick', '--json', json], {
       cwd: ROOT,
@@ -40,5 +41,16 @@ describe.skipIf(process.platform !== 'linux')('npm run bench -- --quick', () => 
     }
     expect(results.upload).toMatchObject({ ok: true, status: 200 });
     expect(results.upload.peakMb).toBeGreaterThan(0);
+    expect(results.upload.processes.map((p: { comm: string }) => p.comm)).toContain('workerd');
+    expect(results.upload.again).toMatchObject({ ok: true, status: 200 });
+    // The scale phases: right counts, exclusive claims, a complete cleanup with its files deleted.
+    const { inbox, cleanup } = results.scale;
+    expect(inbox).toMatchObject({ errors: 0, problems: [] });
+    expect(inbox.rows).toHaveLength(4);
+    expect(cleanup.completedMs).toBeGreaterThan(0);
+    expect(cleanup.runningSamples).toBeGreaterThan(0);
+    expect(cleanup.channelsNotAtCap).toBe(0);
+    expect(cleanup.r2Objects).toBe(cleanup.expectedR2Objects);
+    expect(cleanup.expectedR2Objects).toBeLessThan(cleanup.files);
   });
 });

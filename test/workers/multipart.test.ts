@@ -203,6 +203,34 @@ describe('streaming parse', () => {
     expect(code(() => parse(epilogue, B))).toBe('validation_failed');
   });
 
+  it('handles every pair of split points around near-delimiters (tail joined with a chunk head)', () => {
+    const tricky = enc.encode(`x\r\n--${B.slice(0, -1)}?\r\n-${B}\r\r\n--${B.slice(1)}\ry`);
+    const whole = multipartBody(B, [
+      { headers: 'Content-Disposition: form-data; name="file"; filename="t"', data: tricky },
+    ]);
+    for (let a = 0; a <= whole.length; a += 1) {
+      for (let b = a; b <= whole.length; b += 3) {
+        const parsed = parse(whole, B, [a, b]);
+        expect(parsed.done).toBe(true);
+        expect(dec.decode(parsed.parts[0]!.data)).toBe(dec.decode(tricky));
+      }
+    }
+  });
+
+  it('passes a file chunk on without copying it (only the held-back tail is a copy)', () => {
+    const parser = new MultipartParser(B);
+    parser.push(enc.encode(`--${B}\r\nContent-Disposition: form-data; name="file"; filename="x"\r\n\r\n`));
+    parser.push(new Uint8Array(1000).fill(1));
+    const chunk = new Uint8Array(100_000).fill(7);
+    const events = parser.push(chunk);
+    const data = events.flatMap((e) => (e.type === 'data' ? [e.bytes] : []));
+    // The tail of the previous chunk, then a view of this chunk's own bytes.
+    expect(data).toHaveLength(2);
+    expect(data[0]!.length).toBeLessThan(B.length + 4);
+    expect(data[1]!.buffer).toBe(chunk.buffer);
+    expect(data[0]!.length + data[1]!.length).toBe(100_000);
+  });
+
   it('streams data out without holding it: only a delimiter-length tail stays behind', () => {
     const parser = new MultipartParser(B);
     parser.push(enc.encode(`--${B}\r\nContent-Disposition: form-data; name="file"; filename="x"\r\n\r\n`));
