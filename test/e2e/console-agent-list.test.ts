@@ -418,8 +418,13 @@ describe('smaller fixes', () => {
         };
       });
     await expect.poll(async () => (await visible())?.inside).toBe(true);
-    await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
-    await expect.poll(async () => (await visible())?.scrolled).toBeGreaterThan(100);
+    // Scrolled inside the poll: the settings form may still be loading, so the page grows later.
+    await expect
+      .poll(async () => {
+        await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
+        return (await visible())?.scrolled;
+      })
+      .toBeGreaterThan(100);
     expect(await visible()).toMatchObject({ inside: true, navTop: 0 });
     // Moving back to the first tab brings it into view too.
     await page.getByRole('link', { name: 'Overview' }).click();
