@@ -208,6 +208,7 @@
 's6121ad5961fb51c4': `El formato no es válido.`,
 's615ad2adb53ab217': str`Sesión de ${0} cerrada.`,
 's6189b96b028e21b0': `El valor es demasiado grande.`,
+'s62278f512692e037': `Sesión`,
 's6295b2601b58a2df': str`Contraseña cambiada. Otras sesiones cerradas: ${0}.`,
 's63862cf75e718107': `Último acceso (el más reciente primero)`,
 's63d894b1ddb06289': `Descripción`,

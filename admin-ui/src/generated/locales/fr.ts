@@ -208,6 +208,7 @@
 's6121ad5961fb51c4': `Le format n’est pas valide.`,
 's615ad2adb53ab217': str`Session de ${0} terminée.`,
 's6189b96b028e21b0': `Cette valeur est trop grande.`,
+'s62278f512692e037': `Session`,
 's6295b2601b58a2df': str`Mot de passe changé. Autres sessions terminées : ${0}.`,
 's63862cf75e718107': `Dernier accès (le plus récent d’abord)`,
 's63d894b1ddb06289': `Description`,

@@ -208,6 +208,7 @@
 's6121ad5961fb51c4': `Il formato non è valido.`,
 's615ad2adb53ab217': str`Sessione di ${0} terminata.`,
 's6189b96b028e21b0': `Il valore è troppo grande.`,
+'s62278f512692e037': `Sessione`,
 's6295b2601b58a2df': str`Password cambiata. Altre sessioni terminate: ${0}.`,
 's63862cf75e718107': `Ultimo accesso (il più recente prima)`,
 's63d894b1ddb06289': `Descrizione`,
