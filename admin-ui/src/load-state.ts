@@ -9,9 +9,33 @@ import './components/sb-failure.js';
  * keeps the data on screen), the failure with the request ID and a Retry button, or the data.
  */
 export function renderLoad<R>(task: Task<readonly unknown[], R>, what: () => string, complete: (value: R) => unknown) {
-  if (task.status === TaskStatus.ERROR) {
-    return html`<sb-failure .what=${what()} .error=${task.error} @sb-retry=${() => task.run()}></sb-failure>`;
-  }
+  if (task.status === TaskStatus.ERROR) return renderFailure(what(), task.error, () => task.run());
   if (task.status === TaskStatus.COMPLETE || task.value !== undefined) return complete(task.value as R);
+  return renderLoading();
+}
+
+/**
+ * The same failure for a paged list whose "Show more" appends to what is shown (agents, channels,
+ * groups, a channel's messages, the audit log): one Task cannot hold a growing list, so such a
+ * view keeps its own loader and shows that loader's failure here, Retry re-running it.
+ */
+export function renderFailure(what: string, error: unknown, retry: () => unknown) {
+  return html`<sb-failure .what=${what} .error=${error} @sb-retry=${retry}></sb-failure>`;
+}
+
+export function renderLoading() {
   return html`<p class="muted" role="status">${msg('Loading…')}</p>`;
+}
+
+/** A paged list's failed load: what to retry; `null` once a load succeeds. */
+export interface LoadFailure {
+  error: unknown;
+  retry: () => unknown;
+}
+
+/** The agent list a view loads only to name IDs and pick agents: its failure, or nothing. */
+export function renderAgentsFailure(task: Task<readonly unknown[], unknown>) {
+  return task.status === TaskStatus.ERROR
+    ? renderFailure(msg('The agents could not be loaded.'), task.error, () => task.run())
+    : '';
 }

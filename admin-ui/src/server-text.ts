@@ -49,6 +49,18 @@ export const FIELD_LABELS = {
   participant: () => msg('Participant'),
   owner: () => msg('Owner'),
   q: () => msg('Search'),
+  sort: () => msg('Sort by'),
+  admin: () => msg('Administrator'),
+  action: () => msg('Action'),
+  target: () => msg('Target ID'),
+  since: () => msg('From'),
+  until: () => msg('Until'),
+  session_id: () => msg('Session'),
+  current_password: () => msg('Current password'),
+  new_password: () => msg('New password'),
+  end_other_sessions: () => msg('Sign out my other sessions'),
+  file_id: () => msg('Attachment'),
+  disposition: () => msg('Download'),
 } satisfies Record<string, () => string>;
 
 /** `addresses.0` → "Address 1"; `name` → "Name"; a settings key → its label on the settings page. */

@@ -19,15 +19,29 @@ const PAGES = ['/', '/hosts', '/agents', '/channels', '/groups', '/cleanup', '/s
 /** Words each language rightly writes as English does (as in test/ui/translations.test.ts). */
 const SAME_AS_ENGLISH: Record<Locale, readonly string[]> = {
   en: [],
-  fr: ['Actions', 'Agent', 'Agents', 'Conversation', 'Description', 'GPU', 'Messages', 'Notifications', 'Participants'],
+  fr: [
+    'Action',
+    'Actions',
+    'Agent',
+    'Agents',
+    'Conversation',
+    'Description',
+    'GPU',
+    'Messages',
+    'Notifications',
+    'Participants',
+    'Session',
+  ],
   'zh-Hans': ['CPU', 'GPU', 'MB'],
   'zh-Hant': ['CPU', 'GPU', 'MB'],
   it: ['CPU', 'GPU', 'Host', 'MB', 'Password'],
   es: ['CPU', 'GPU', 'MB'],
   ru: [],
 };
-/** Not prose: the product's name, units and IDs. */
-const NOT_PROSE = /^(Switchboard|×|[\d\s.,:%/-]+|(hst|agt|grp|dm|msg|fil|req)_[\w-]+)$/;
+/** Not prose: the product's name, units, IDs, key prefixes, and symbols (ellipsis, menu, brackets). */
+const ID = String.raw`(hst|agt|grp|dm|msg|fil|req)_[\w-]+`;
+/** An ID list (the audit log's targets) is as little prose as one ID. */
+const NOT_PROSE = new RegExp(String.raw`^(Switchboard|[×…⋯()]|[\d\s.,:%/-]+|${ID}(, ${ID})*|sbk_[\w.-]+)$`);
 
 /** Every field a console request can carry, derived from the registry's admin operations. */
 function consoleFields(): string[] {
@@ -51,6 +65,8 @@ let cookie: string;
 const data: string[] = [];
 /** An agent's own page (`/agents/{id}`), set once the agent exists. */
 let agentPage = '';
+/** A channel's read-only message view (`/channels/{id}`), set once the conversation exists. */
+let channelPage = '';
 
 beforeAll(async () => {
   [server, browser] = await Promise.all([startServer(), launchChromium()]);
@@ -68,6 +84,8 @@ beforeAll(async () => {
     key: alice.key,
     body: { to_agent_ids: [bob.agent.agent_id], body: 'build 1432 is green' },
   });
+  const channels = await api(server, 'GET', '/admin/channels?kind=private', { cookie });
+  channelPage = `/channels/${encodeURIComponent(channels.body.channels[0].channel_id)}`;
   data.push(
     'build-box',
     '127.0.0.1',
@@ -79,6 +97,9 @@ beforeAll(async () => {
     'admin',
     'bob ↔ alice',
     'alice ↔ bob',
+    // Hosts the toast tests below add, shown on /hosts by the time the languages are compared.
+    'fr-host',
+    'zh-host',
   );
 }, 120_000);
 
@@ -151,6 +172,61 @@ describe('failures a person can act on', () => {
     await failure.getByRole('button', { name: 'Retry' }).click();
     await page.locator('tr', { hasText: 'build-box' }).waitFor();
     expect(await failure.count()).toBe(0);
+    await page.context().close();
+  });
+
+  /** A console path, the operation its load calls, what the failure says, and what shows once loaded. */
+  const LOADS: [() => string, string, string, string][] = [
+    [() => '/', 'getOverview', 'The overview could not be loaded.', 'Server resources'],
+    [() => '/hosts', 'listHosts', 'The hosts could not be loaded.', 'build-box'],
+    [() => '/agents', 'listAgents', 'The agents could not be loaded.', 'bob'],
+    [() => agentPage, 'getAdminAgent', 'The agent could not be loaded.', 'Recent refused requests'],
+    [() => agentPage, 'listAgentRejections', 'The agent could not be loaded.', 'No refused requests recorded.'],
+    [() => '/channels', 'listAdminChannels', 'The channels could not be loaded.', 'Channels shown: 1.'],
+    [() => '/channels', 'listAgents', 'The agents could not be loaded.', 'Channels shown: 1.'],
+    [() => channelPage, 'listAdminChannelMessages', 'The messages could not be loaded.', 'build 1432 is green'],
+    [() => '/groups', 'adminListGroups', 'The groups could not be loaded.', 'builders'],
+    [() => '/cleanup', 'getCleanup', 'The cleanup status could not be loaded.', 'Last error'],
+    [() => '/settings', 'getSettings', 'The settings could not be loaded.', 'Save settings'],
+    [() => '/admins', 'listAdmins', 'The administrators could not be loaded.', '(you)'],
+    [() => '/admins', 'listAdminSessions', 'The sessions could not be loaded.', 'This session'],
+    [() => '/audit', 'listAuditLog', 'The audit log could not be loaded.', 'Succeeded'],
+  ];
+
+  it('every page whose load fails says what failed, quotes the request ID, and recovers on Retry', async () => {
+    const page = await openConsole('en');
+    for (const [path, operationId, what, loaded] of LOADS) {
+      const op = operationList.find((o) => o.id === operationId);
+      expect(op, operationId).toBeDefined();
+      // The operation's own route, exactly (not `/admin/agents/{id}` for `/admin/agents`).
+      const route = new RegExp(`^/api/v1${op?.path.replace(/\{\w+\}/g, '[^/]+')}$`);
+      const requestId = `req_${operationId.padEnd(16, '0').slice(0, 16)}`;
+      let fail = true;
+      const answer = (r: Route) =>
+        fail
+          ? r.fulfill({
+              status: 500,
+              contentType: 'application/json',
+              headers: { 'x-request-id': requestId },
+              body: JSON.stringify({ error: { code: 'internal_error', message: 'boom' }, request_id: requestId }),
+            })
+          : r.continue();
+      const matches = (url: URL) => route.test(url.pathname);
+      await page.route(matches, answer);
+      await page.goto(`${server.url}${path()}`);
+      const failure = page.locator('sb-failure', { hasText: what });
+      await failure.waitFor();
+      await failure.getByText('The server failed to handle the request.').waitFor();
+      expect(await failure.locator('[data-request-id]').textContent(), path()).toBe(requestId);
+      // Nothing that looks like loading stays beside the failure.
+      expect(await page.locator('main [role="status"]', { hasText: /…/ }).count(), path()).toBe(0);
+      expect(await page.getByText(/boom|internal_error/).count(), path()).toBe(0);
+      fail = false;
+      await failure.getByRole('button', { name: 'Retry' }).click();
+      await page.getByText(loaded, { exact: true }).first().waitFor();
+      expect(await page.locator('sb-failure').count(), path()).toBe(0);
+      await page.unroute(matches, answer);
+    }
     await page.context().close();
   });
 

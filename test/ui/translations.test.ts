@@ -32,6 +32,7 @@ const SAME_AS_ENGLISH: Record<string, readonly string[]> = {
     'Messages',
     'Notifications',
     'Participants',
+    'Session',
   ],
   'zh-Hans': ['CPU', 'GPU', 'MB'],
   'zh-Hant': ['CPU', 'GPU', 'MB'],

@@ -1,12 +1,14 @@
 import { localized, msg, str } from '@lit/localize';
+import { Task } from '@lit/task';
 import { css, html, LitElement } from 'lit';
 import { customElement, query, state } from 'lit/decorators.js';
 import { type AdminSessionInfo, call, SESSION_ENDED_EVENT } from '../api.js';
 import { failureText } from '../failure-text.js';
 import { formatTime } from '../lib/format.js';
-import { toast } from '../lib/toast.js';
+import { renderLoad } from '../load-state.js';
 import { currentLocale } from '../localization.js';
 import { shared } from '../styles/shared.js';
+import { toast } from '../toast.js';
 import type { SbConfirm } from './sb-confirm.js';
 import './sb-confirm.js';
 
@@ -27,25 +29,17 @@ export class SbAdminSessions extends LitElement {
     `,
   ];
 
-  @state() private sessions: AdminSessionInfo[] = [];
-  @state() private loaded = false;
+  private readonly task = new Task(this, {
+    task: async () => (await call('listAdminSessions')).sessions,
+    args: () => [],
+  });
+  /** An action's refusal; a failed load is the task's. */
   @state() private error = '';
   @query('sb-confirm') private confirm!: SbConfirm;
 
-  override connectedCallback(): void {
-    super.connectedCallback();
-    void this.load();
-  }
-
-  async load(): Promise<void> {
-    try {
-      this.sessions = (await call('listAdminSessions')).sessions;
-      this.error = '';
-    } catch (error) {
-      this.error = failureText(error);
-    } finally {
-      this.loaded = true;
-    }
+  /** Re-reads the sessions (sb-admins calls this after a change that ends sessions). */
+  async reload(): Promise<void> {
+    await this.task.run();
   }
 
   private async end(session: AdminSessionInfo): Promise<void> {
@@ -65,20 +59,29 @@ export class SbAdminSessions extends LitElement {
         return;
       }
       toast(this, msg(str`Ended a session of ${session.username}.`));
-      await this.load();
+      this.error = '';
+      await this.task.run();
     } catch (error) {
       this.error = failureText(error);
     }
   }
 
   override render() {
+    return html`${this.error ? html`<p class="notice error" role="alert">${this.error}</p>` : ''}
+      ${renderLoad(
+        this.task,
+        () => msg('The sessions could not be loaded.'),
+        (sessions) => this.table(sessions),
+      )}
+      <sb-confirm></sb-confirm>`;
+  }
+
+  private table(sessions: AdminSessionInfo[]) {
     const locale = currentLocale();
     const time = (iso: string) => formatTime(iso, locale);
-    return html`${this.error ? html`<p class="notice error" role="alert">${this.error}</p>` : ''}
-      ${
-        this.loaded && this.sessions.length === 0 && !this.error
-          ? html`<p class="muted">${msg('No active sessions.')}</p>`
-          : html`<table class="stack">
+    return sessions.length === 0
+      ? html`<p class="muted">${msg('No active sessions.')}</p>`
+      : html`<table class="stack">
               <thead>
                 <tr>
                   <th scope="col">${msg('Administrator')}</th>
@@ -90,7 +93,7 @@ export class SbAdminSessions extends LitElement {
                 </tr>
               </thead>
               <tbody>
-                ${this.sessions.map(
+                ${sessions.map(
                   (s) => html`<tr data-session-id=${s.session_id} data-username=${s.username}>
                     <td data-label=${msg('Administrator')}>
                       <strong>${s.username}</strong>
@@ -115,9 +118,7 @@ export class SbAdminSessions extends LitElement {
                   </tr>`,
                 )}
               </tbody>
-            </table>`
-      }
-      <sb-confirm></sb-confirm>`;
+            </table>`;
   }
 }
 

@@ -1,13 +1,15 @@
 import { localized, msg, str } from '@lit/localize';
+import { Task } from '@lit/task';
 import { css, html, LitElement } from 'lit';
 import { customElement, query, state } from 'lit/decorators.js';
 import { FIELD_LIMITS } from '../../../core/lib/limits.js';
 import { type AdminAccount, call, SESSION_ENDED_EVENT } from '../api.js';
 import { failureText } from '../failure-text.js';
 import { formatTime } from '../lib/format.js';
-import { toast } from '../lib/toast.js';
+import { renderLoad } from '../load-state.js';
 import { currentLocale } from '../localization.js';
 import { shared } from '../styles/shared.js';
+import { toast } from '../toast.js';
 import type { SbAdminSessions } from './sb-admin-sessions.js';
 import type { SbConfirm } from './sb-confirm.js';
 import './sb-admin-sessions.js';
@@ -45,31 +47,26 @@ export class SbAdmins extends LitElement {
     `,
   ];
 
-  @state() private admins: AdminAccount[] = [];
-  @state() private me = '';
+  /** The accounts and who is signed in (to mark "you" and sign out on disabling yourself). */
+  private readonly task = new Task(this, {
+    task: async () => {
+      const [list, session] = await Promise.all([call('listAdmins'), call('adminSession')]);
+      return { admins: list.admins, me: session.username };
+    },
+    args: () => [],
+  });
+  /** An action's refusal; a failed load is the task's. */
   @state() private error = '';
   @state() private busy = false;
   @query('sb-confirm') private confirm!: SbConfirm;
   @query('sb-admin-sessions') private sessions!: SbAdminSessions;
 
-  override connectedCallback(): void {
-    super.connectedCallback();
-    void this.load();
-  }
-
-  private async load(): Promise<void> {
-    try {
-      const [list, session] = await Promise.all([call('listAdmins'), call('adminSession')]);
-      this.admins = list.admins;
-      this.me = session.username;
-      this.error = '';
-    } catch (error) {
-      this.error = failureText(error);
-    }
+  private get me(): string {
+    return this.task.value?.me ?? '';
   }
 
   private async refresh(): Promise<void> {
-    await Promise.all([this.load(), this.sessions?.load()]);
+    await Promise.all([this.task.run(), this.sessions?.reload()]);
   }
 
   private async create(event: SubmitEvent): Promise<void> {
@@ -140,13 +137,9 @@ export class SbAdmins extends LitElement {
     }
   }
 
-  override render() {
+  private table(admins: AdminAccount[]) {
     const locale = currentLocale();
-    return html`<h1>${msg('Administrators')}</h1>
-      ${this.error ? html`<p class="notice error" role="alert">${this.error}</p>` : ''}
-      <section aria-labelledby="accounts">
-        <h2 id="accounts">${msg('Accounts')}</h2>
-        <table class="stack">
+    return html`<table class="stack">
           <thead>
             <tr>
               <th scope="col">${msg('Username')}</th>
@@ -157,7 +150,7 @@ export class SbAdmins extends LitElement {
             </tr>
           </thead>
           <tbody>
-            ${this.admins.map(
+            ${admins.map(
               (a) => html`<tr data-username=${a.username}>
                 <td data-label=${msg('Username')}>
                   <strong>${a.username}</strong> ${a.username === this.me ? html`<span class="muted">(${msg('you')})</span>` : ''}
@@ -189,7 +182,19 @@ export class SbAdmins extends LitElement {
               </tr>`,
             )}
           </tbody>
-        </table>
+        </table>`;
+  }
+
+  override render() {
+    return html`<h1>${msg('Administrators')}</h1>
+      ${this.error ? html`<p class="notice error" role="alert">${this.error}</p>` : ''}
+      <section aria-labelledby="accounts">
+        <h2 id="accounts">${msg('Accounts')}</h2>
+        ${renderLoad(
+          this.task,
+          () => msg('The administrators could not be loaded.'),
+          ({ admins }) => this.table(admins),
+        )}
         <h3>${msg('Add an administrator')}</h3>
         <form class="inline" @submit=${this.create}>
           <div class="field">

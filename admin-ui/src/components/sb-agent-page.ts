@@ -1,11 +1,12 @@
 import { localized, msg, str } from '@lit/localize';
+import { Task, TaskStatus } from '@lit/task';
 import { css, html, LitElement } from 'lit';
-import { customElement, property, state } from 'lit/decorators.js';
+import { customElement, property } from 'lit/decorators.js';
 import { type AgentDetail, type AgentRejection, call } from '../api.js';
-import { failureText } from '../failure-text.js';
 import { formatCount, formatTime } from '../lib/format.js';
 import { followLink } from '../lib/navigate.js';
 import { pathFor } from '../lib/route.js';
+import { renderLoad } from '../load-state.js';
 import { currentLocale } from '../localization.js';
 import { shared } from '../styles/shared.js';
 import './sb-key-status.js';
@@ -65,32 +66,27 @@ export class SbAgentPage extends LitElement {
   ];
 
   @property({ attribute: 'agent-id' }) agentId = '';
-  @state() private detail: AgentDetail | null = null;
-  @state() private rejections: AgentRejection[] = [];
-  @state() private error = '';
-  @state() private loading = true;
-
-  override connectedCallback(): void {
-    super.connectedCallback();
-    void this.load().then(() => this.renderRoot.querySelector<HTMLElement>('h1')?.focus());
-  }
-
-  private async load(): Promise<void> {
-    this.loading = true;
-    try {
-      const params = { agent_id: this.agentId };
+  /** The agent's detail and its refused requests, loaded together; Refresh and Retry re-run it. */
+  private readonly task = new Task(this, {
+    task: async ([agentId]: readonly [string]) => {
+      const params = { agent_id: agentId };
       const [detail, refused] = await Promise.all([
         call('getAdminAgent', { params }),
         call('listAgentRejections', { params }),
       ]);
-      this.detail = detail;
-      this.rejections = refused.rejections;
-      this.error = '';
-    } catch (error) {
-      this.error = failureText(error);
-    } finally {
-      this.loading = false;
-    }
+      return { detail, rejections: refused.rejections };
+    },
+    args: () => [this.agentId] as const,
+  });
+
+  override firstUpdated(): void {
+    // Lands keyboard and screen-reader users on the agent they opened, once it has loaded.
+    void this.task.taskComplete
+      .catch(() => undefined)
+      .then(async () => {
+        await this.updateComplete;
+        this.renderRoot.querySelector<HTMLElement>('h1')?.focus();
+      });
   }
 
   private link(path: string, text: string) {
@@ -136,9 +132,9 @@ export class SbAgentPage extends LitElement {
       }`;
   }
 
-  private rejectionsTable() {
+  private rejectionsTable(rejections: AgentRejection[]) {
     const locale = currentLocale();
-    if (this.rejections.length === 0) {
+    if (rejections.length === 0) {
       return html`<p class="muted" data-testid="no-rejections">${msg('No refused requests recorded.')}</p>`;
     }
     return html`<table class="stack" data-testid="agent-rejections">
@@ -152,7 +148,7 @@ export class SbAgentPage extends LitElement {
         </tr>
       </thead>
       <tbody>
-        ${this.rejections.map(
+        ${rejections.map(
           (r) => html`<tr data-reason=${r.reason} data-address=${r.address}>
             <td data-label=${msg('Reason')}>${reasonText(r.reason)}</td>
             <td data-label=${msg('Source address')} class="mono">${r.address}</td>
@@ -167,18 +163,19 @@ export class SbAgentPage extends LitElement {
 
   override render() {
     const locale = currentLocale();
-    const detail = this.detail;
+    // The heading keeps the ID until the name is known (and when the load failed).
+    const detail = this.task.value?.detail;
     const back = pathFor('agents');
     const heading = detail ? detail.agent.name : this.agentId;
     return html`<p>${this.link(back, msg('← All agents'))}</p>
       <div class="toolbar">
         <h1 tabindex="-1" class="mono">${heading}</h1>
-        <button type="button" ?disabled=${this.loading} @click=${this.load}>${msg('Refresh')}</button>
+        <button type="button" ?disabled=${this.task.status === TaskStatus.PENDING} @click=${() => this.task.run()}>${msg('Refresh')}</button>
       </div>
-      ${this.error ? html`<p class="notice error" role="alert">${this.error}</p>` : ''}
-      ${
-        detail
-          ? html`<dl class="summary">
+      ${renderLoad(
+        this.task,
+        () => msg('The agent could not be loaded.'),
+        ({ detail, rejections }) => html`<dl class="summary">
                 <div>
                   <dt>${msg('Display name')}</dt>
                   <dd>${detail.agent.display_name}</dd>
@@ -259,11 +256,8 @@ export class SbAgentPage extends LitElement {
               <p class="hint">
                 ${msg('Requests naming this agent that were refused, newest first: a wrong, old or revoked key, or an address that is not one of its host’s.')}
               </p>
-              ${this.rejectionsTable()}`
-          : this.loading
-            ? html`<p class="muted">${msg('Loading…')}</p>`
-            : ''
-      }`;
+              ${this.rejectionsTable(rejections)}`,
+      )}`;
   }
 }
 

@@ -7,6 +7,7 @@ import { failureText } from '../failure-text.js';
 import { formatCount, formatTime } from '../lib/format.js';
 import { followLink } from '../lib/navigate.js';
 import { agentPath } from '../lib/route.js';
+import { type LoadFailure, renderFailure, renderLoading } from '../load-state.js';
 import { currentLocale } from '../localization.js';
 import { shared } from '../styles/shared.js';
 import { toast } from '../toast.js';
@@ -84,6 +85,8 @@ export class SbAgents extends LitElement {
   /** Answers to superseded requests (the search changed meanwhile) are dropped. */
   private generation = 0;
   @state() private loaded = false;
+  /** A failed load (Retry asks for the same page again); an action's refusal is `error`. */
+  @state() private failure: LoadFailure | null = null;
   @state() private error = '';
   @query('sb-agent-dialog') private dialog!: SbAgentDialog;
   @query('sb-key-dialog') private keyDialog!: SbKeyDialog;
@@ -125,11 +128,10 @@ export class SbAgents extends LitElement {
       this.next = page.next_cursor;
       this.total = page.total;
       this.starts = starts;
-      this.error = '';
+      this.failure = null;
+      this.loaded = true;
     } catch (error) {
-      if (generation === this.generation) this.error = failureText(error);
-    } finally {
-      if (generation === this.generation) this.loaded = true;
+      if (generation === this.generation) this.failure = { error, retry: () => this.load(starts) };
     }
   }
 
@@ -393,11 +395,15 @@ export class SbAgents extends LitElement {
         </div>
       </form>
       ${this.error ? html`<p class="notice error" role="alert">${this.error}</p>` : ''}
+      ${this.failure ? renderFailure(msg('The agents could not be loaded.'), this.failure.error, this.failure.retry) : ''}
+      ${!this.loaded && !this.failure ? renderLoading() : ''}
       ${this.loaded && this.hosts.length === 0 ? html`<p class="muted">${msg('Add a host first: every agent belongs to one.')}</p>` : ''}
       ${
-        this.loaded && shown.length === 0
-          ? html`<p class="muted">${msg('No agents to show.')}</p>`
-          : html`<table class="stack">
+        !this.loaded
+          ? ''
+          : shown.length === 0
+            ? html`<p class="muted">${msg('No agents to show.')}</p>`
+            : html`<table class="stack">
               <thead>
                 <tr>
                   <th scope="col">${msg('Name')}</th>

@@ -2,9 +2,9 @@ import { localized, msg } from '@lit/localize';
 import { css, html, LitElement } from 'lit';
 import { customElement, state } from 'lit/decorators.js';
 import { type AuditEntry, call, type QueryOf } from '../api.js';
-import { failureText } from '../failure-text.js';
 import { AUDIT_ACTIONS, actionLabel } from '../lib/audit-actions.js';
 import { formatTime } from '../lib/format.js';
+import { type LoadFailure, renderFailure, renderLoading } from '../load-state.js';
 import { currentLocale } from '../localization.js';
 import { shared } from '../styles/shared.js';
 
@@ -54,7 +54,7 @@ export class SbAudit extends LitElement {
   @state() private admins: string[] = [];
   @state() private next: string | null = null;
   @state() private loaded = false;
-  @state() private error = '';
+  @state() private failure: LoadFailure | null = null;
   private filter: Filter = {};
 
   override connectedCallback(): void {
@@ -76,11 +76,10 @@ export class SbAudit extends LitElement {
       });
       this.entries = more ? [...this.entries, ...page.entries] : page.entries;
       this.next = page.next_cursor;
-      this.error = '';
-    } catch (error) {
-      this.error = failureText(error);
-    } finally {
+      this.failure = null;
       this.loaded = true;
+    } catch (error) {
+      this.failure = { error, retry: () => this.load(more) };
     }
   }
 
@@ -130,11 +129,15 @@ export class SbAudit extends LitElement {
         </div>
         <button class="primary" type="submit">${msg('Apply filters')}</button>
       </form>
-      ${this.error ? html`<p class="notice error" role="alert">${this.error}</p>` : ''}
+      ${this.failure ? renderFailure(msg('The audit log could not be loaded.'), this.failure.error, this.failure.retry) : ''}
       ${
-        this.loaded && this.entries.length === 0 && !this.error
-          ? html`<p class="muted">${msg('No entries match.')}</p>`
-          : html`<table class="stack">
+        !this.loaded
+          ? this.failure
+            ? ''
+            : renderLoading()
+          : this.entries.length === 0
+            ? html`<p class="muted">${msg('No entries match.')}</p>`
+            : html`<table class="stack">
               <thead>
                 <tr>
                   <th scope="col">${msg('Time')}</th>

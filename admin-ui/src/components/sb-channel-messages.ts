@@ -3,13 +3,13 @@ import { css, html, LitElement } from 'lit';
 import { customElement, property, state } from 'lit/decorators.js';
 import { isPreviewable } from '../../../core/lib/media-types.js';
 import { type AdminChannel, type AdminMessage, call } from '../api.js';
-import { failureText } from '../failure-text.js';
 import { icons } from '../icons.js';
 import { attachmentUrl } from '../lib/attachment-url.js';
 import { channelTitle, participantLabel } from '../lib/channel-filters.js';
 import { formatByteCount, formatBytes, formatCount, formatTime } from '../lib/format.js';
 import { channelListPath, followLink } from '../lib/navigate.js';
 import { pathFor } from '../lib/route.js';
+import { type LoadFailure, renderFailure, renderLoading } from '../load-state.js';
 import { currentLocale } from '../localization.js';
 import { shared } from '../styles/shared.js';
 
@@ -132,7 +132,7 @@ export class SbChannelMessages extends LitElement {
   @state() private order: 'asc' | 'desc' = 'asc';
   @state() private loaded = false;
   @state() private loading = false;
-  @state() private error = '';
+  @state() private failure: LoadFailure | null = null;
   private generation = 0;
 
   override connectedCallback(): void {
@@ -158,14 +158,12 @@ export class SbChannelMessages extends LitElement {
       this.channel = page.channel;
       this.messages = more ? [...this.messages, ...page.messages] : page.messages;
       this.next = page.next_cursor;
-      this.error = '';
+      this.failure = null;
+      this.loaded = true;
     } catch (error) {
-      if (generation === this.generation) this.error = failureText(error);
+      if (generation === this.generation) this.failure = { error, retry: () => this.load(more) };
     } finally {
-      if (generation === this.generation) {
-        this.loading = false;
-        this.loaded = true;
-      }
+      if (generation === this.generation) this.loading = false;
     }
   }
 
@@ -283,7 +281,7 @@ export class SbChannelMessages extends LitElement {
         <span>${channel ? channelTitle(channel) : msg('Channel messages')}</span>
       </h1>
       <p class="notice">${msg('Read-only: reading here claims nothing and marks nothing read. Deleted messages cannot be shown.')}</p>
-      ${this.error ? html`<p class="notice error" role="alert">${this.error}</p>` : ''}
+      ${this.failure ? renderFailure(msg('The messages could not be loaded.'), this.failure.error, this.failure.retry) : ''}
       ${channel ? this.summary(channel) : ''}
       <div class="toolbar">
         <h2>${msg('Messages')}</h2>
@@ -303,9 +301,13 @@ export class SbChannelMessages extends LitElement {
         </div>
       </div>
       ${
-        this.loaded && this.messages.length === 0 && !this.error
-          ? html`<p class="muted">${msg('This channel has no retained messages.')}</p>`
-          : html`<ol class="messages" aria-label=${msg('Messages')}>
+        !this.loaded
+          ? this.failure
+            ? ''
+            : renderLoading()
+          : this.messages.length === 0
+            ? html`<p class="muted">${msg('This channel has no retained messages.')}</p>`
+            : html`<ol class="messages" aria-label=${msg('Messages')}>
               ${this.messages.map((m) => this.message(m))}
             </ol>`
       }

@@ -1,8 +1,8 @@
 import { localized, msg, str } from '@lit/localize';
+import { Task } from '@lit/task';
 import { css, html, LitElement } from 'lit';
 import { customElement, state } from 'lit/decorators.js';
 import { type AdminChannel, type Agent, call, listAllAgents, type QueryOf } from '../api.js';
-import { failureText } from '../failure-text.js';
 import { icons } from '../icons.js';
 import {
   type ChannelFilters,
@@ -18,6 +18,7 @@ import {
 import { formatCount, formatTime } from '../lib/format.js';
 import { followLink, rememberChannelList } from '../lib/navigate.js';
 import { pathFor } from '../lib/route.js';
+import { type LoadFailure, renderAgentsFailure, renderFailure } from '../load-state.js';
 import { currentLocale } from '../localization.js';
 import { shared } from '../styles/shared.js';
 import './sb-agent-list-picker.js';
@@ -123,27 +124,27 @@ export class SbChannels extends LitElement {
 
   @state() private filters: ChannelFilters = filtersFromSearch(location.search);
   @state() private draft = this.filters.text;
-  @state() private agents: Agent[] = [];
+  /** Every agent, to show names for IDs and to pick participants from. */
+  private readonly agentsTask = new Task(this, { task: () => listAllAgents(), args: () => [] });
   @state() private channels: AdminChannel[] = [];
   @state() private next: string | null = null;
   @state() private scanned = 0;
   @state() private loaded = false;
   @state() private loading = false;
+  /** A filter that cannot be asked for; a failed load is `failure`. */
   @state() private error = '';
+  @state() private failure: LoadFailure | null = null;
   /** Answers to superseded requests (the filters changed meanwhile) are dropped. */
   private generation = 0;
 
   override connectedCallback(): void {
     super.connectedCallback();
     rememberChannelList(pathFor('channels') + filtersToSearch(this.filters));
-    void listAllAgents()
-      .then((agents) => {
-        this.agents = agents;
-      })
-      .catch((error: unknown) => {
-        this.error = failureText(error);
-      });
     void this.load();
+  }
+
+  private get agents(): Agent[] {
+    return this.agentsTask.value ?? [];
   }
 
   private apply(filters: ChannelFilters): void {
@@ -164,6 +165,7 @@ export class SbChannels extends LitElement {
           : msg('Pick agents from the list.');
       this.channels = [];
       this.next = null;
+      this.failure = null;
       this.loaded = true;
       return;
     }
@@ -175,14 +177,13 @@ export class SbChannels extends LitElement {
       this.scanned = (more ? this.scanned : 0) + page.scanned;
       this.next = page.next_cursor;
       this.error = '';
+      this.failure = null;
+      this.loaded = true;
     } catch (error) {
       if (generation !== this.generation) return;
-      this.error = failureText(error);
+      this.failure = { error, retry: () => this.load(more) };
     } finally {
-      if (generation === this.generation) {
-        this.loading = false;
-        this.loaded = true;
-      }
+      if (generation === this.generation) this.loading = false;
     }
   }
 
@@ -375,7 +376,8 @@ export class SbChannels extends LitElement {
   }
 
   private statusLine() {
-    if (!this.loaded) return msg('Loading…');
+    // Before the first page: "Loading…", unless it failed (then the failure says so, below).
+    if (!this.loaded) return this.failure ? '' : msg('Loading…');
     const locale = currentLocale();
     const shown = formatCount(this.channels.length, locale);
     if (!this.filters.text) return msg(str`Channels shown: ${shown}.`);
@@ -408,6 +410,8 @@ export class SbChannels extends LitElement {
         ${this.filterForm()}
         <p class="status-line muted" role="status" aria-live="polite">${this.statusLine()}</p>
         ${this.error ? html`<p class="notice error" role="alert">${this.error}</p>` : ''}
+        ${renderAgentsFailure(this.agentsTask)}
+        ${this.failure ? renderFailure(msg('The channels could not be loaded.'), this.failure.error, this.failure.retry) : ''}
         ${
           this.loaded && this.channels.length === 0
             ? html`<p class="muted">

@@ -1,4 +1,5 @@
 import { localized, msg, str } from '@lit/localize';
+import { Task } from '@lit/task';
 import { css, html, LitElement } from 'lit';
 import { customElement, query, state } from 'lit/decorators.js';
 import { type AdminGroup, type Agent, call, listAllAgents } from '../api.js';
@@ -8,6 +9,7 @@ import { agentLabel } from '../lib/channel-filters.js';
 import { formatTime } from '../lib/format.js';
 import { followLink } from '../lib/navigate.js';
 import { pathFor } from '../lib/route.js';
+import { type LoadFailure, renderAgentsFailure, renderFailure, renderLoading } from '../load-state.js';
 import { currentLocale } from '../localization.js';
 import { shared } from '../styles/shared.js';
 import { toast } from '../toast.js';
@@ -55,25 +57,25 @@ export class SbGroups extends LitElement {
   ];
 
   @state() private groups: AdminGroup[] = [];
-  @state() private agents: Agent[] = [];
+  /** Every agent, to show names for IDs and to pick owners and members from. */
+  private readonly agentsTask = new Task(this, { task: () => listAllAgents(), args: () => [] });
   @state() private owner = '';
   @state() private participant = '';
   @state() private next: string | null = null;
   @state() private loaded = false;
+  @state() private failure: LoadFailure | null = null;
+  /** An action's refusal; a failed load is `failure`. */
   @state() private error = '';
   @query('sb-owner-dialog') private ownerDialog!: SbOwnerDialog;
   @query('sb-confirm') private confirm!: SbConfirm;
 
   override connectedCallback(): void {
     super.connectedCallback();
-    void listAllAgents()
-      .then((agents) => {
-        this.agents = agents;
-      })
-      .catch((error: unknown) => {
-        this.error = failureText(error);
-      });
     void this.load();
+  }
+
+  private get agents(): Agent[] {
+    return this.agentsTask.value ?? [];
   }
 
   private get agentMap() {
@@ -91,11 +93,10 @@ export class SbGroups extends LitElement {
       });
       this.groups = more ? [...this.groups, ...page.groups] : page.groups;
       this.next = page.next_cursor;
-      this.error = '';
-    } catch (error) {
-      this.error = failureText(error);
-    } finally {
+      this.failure = null;
       this.loaded = true;
+    } catch (error) {
+      this.failure = { error, retry: () => this.load(more) };
     }
   }
 
@@ -193,10 +194,16 @@ export class SbGroups extends LitElement {
         ></sb-agent-combobox>
       </div>
       ${this.error ? html`<p class="notice error" role="alert">${this.error}</p>` : ''}
+      ${renderAgentsFailure(this.agentsTask)}
+      ${this.failure ? renderFailure(msg('The groups could not be loaded.'), this.failure.error, this.failure.retry) : ''}
       ${
-        this.loaded && this.groups.length === 0
-          ? html`<p class="muted">${msg('No groups to show.')}</p>`
-          : html`<table class="stack">
+        !this.loaded
+          ? this.failure
+            ? ''
+            : renderLoading()
+          : this.groups.length === 0
+            ? html`<p class="muted">${msg('No groups to show.')}</p>`
+            : html`<table class="stack">
               <thead>
                 <tr>
                   <th scope="col">${msg('Name')}</th>

@@ -4,8 +4,8 @@ import { customElement, state } from 'lit/decorators.js';
 import { FIELD_LIMITS } from '../../../core/lib/limits.js';
 import { ApiFailure, call } from '../api.js';
 import { failureText } from '../failure-text.js';
-import { toast } from '../lib/toast.js';
 import { shared } from '../styles/shared.js';
+import { toast } from '../toast.js';
 
 const { admin_password_min: PASSWORD_MIN, admin_password_max: PASSWORD_MAX } = FIELD_LIMITS;
 

@@ -1,4 +1,5 @@
 import { localized, msg, str } from '@lit/localize';
+import { Task } from '@lit/task';
 import { css, html, LitElement } from 'lit';
 import { customElement, query, state } from 'lit/decorators.js';
 import { live } from 'lit/directives/live.js';
@@ -15,6 +16,7 @@ import {
 } from '../lib/settings-form.js';
 import { bytesToMb, type ParseProblem } from '../lib/units.js';
 import { limitLabel } from '../limit-labels.js';
+import { renderLoad } from '../load-state.js';
 import { currentLocale } from '../localization.js';
 import { shared } from '../styles/shared.js';
 import { toast } from '../toast.js';
@@ -116,32 +118,26 @@ export class SbSettings extends LitElement {
     `,
   ];
 
+  /** The first read; saves and the cleanup poll then update `answer` in place. */
+  private readonly task = new Task(this, {
+    task: async () => {
+      const answer = await call('getSettings');
+      this.show(answer);
+      return answer;
+    },
+    args: () => [],
+  });
   @state() private answer: SettingsAnswer | null = null;
   @state() private typed: Partial<Record<LimitKey, string>> = {};
   @state() private problems: Partial<Record<LimitKey, ParseProblem>> = {};
   @state() private error = '';
-  @state() private saved = false;
   @state() private busy = false;
   @query('sb-confirm') private confirm!: SbConfirm;
   private poll: ReturnType<typeof setTimeout> | undefined;
 
-  override connectedCallback(): void {
-    super.connectedCallback();
-    void this.load();
-  }
-
   override disconnectedCallback(): void {
     super.disconnectedCallback();
     clearTimeout(this.poll);
-  }
-
-  private async load(): Promise<void> {
-    try {
-      this.show(await call('getSettings'));
-      this.error = '';
-    } catch (error) {
-      this.error = failureText(error);
-    }
   }
 
   private show(answer: SettingsAnswer): void {
@@ -169,7 +165,6 @@ export class SbSettings extends LitElement {
   private async submit(event: SubmitEvent): Promise<void> {
     event.preventDefault();
     if (!this.answer) return;
-    this.saved = false;
     this.error = '';
     const result = buildSettingsPatch(this.answer.settings, this.typed);
     if (!result.ok) {
@@ -197,9 +192,9 @@ export class SbSettings extends LitElement {
     }
     this.busy = true;
     try {
-      this.show(await call('updateSettings', { body: result.patch }));
-      this.saved = true;
-      toast(this, msg('Settings saved.'));
+      const answer = await call('updateSettings', { body: result.patch });
+      this.show(answer);
+      toast(this, msg(str`Saved. Settings revision ${answer.settings_revision}.`));
     } catch (error) {
       this.error = failureText(error);
     } finally {
@@ -233,29 +228,29 @@ export class SbSettings extends LitElement {
   }
 
   override render() {
-    const a = this.answer;
     return html`<h1>${msg('Settings')}</h1>
       ${this.error ? html`<p class="notice error" role="alert">${this.error}</p>` : ''}
-      ${
-        a
-          ? html`<form @submit=${this.submit} novalidate>
+      ${renderLoad(
+        this.task,
+        () => msg('The settings could not be loaded.'),
+        () => (this.answer ? this.form(this.answer) : ''),
+      )}
+      <sb-confirm></sb-confirm>`;
+  }
+
+  private form(a: SettingsAnswer) {
+    return html`<form @submit=${this.submit} novalidate>
               <div class="limits">${LIMIT_KEYS.map((k) => this.field(k))}</div>
               <div class="actions">
                 <button class="primary" type="submit" ?disabled=${this.busy}>${msg('Save settings')}</button>
               </div>
             </form>
-            <div role="status" aria-live="polite">
-              ${this.saved ? html`<p class="notice ok">${msg(str`Saved. Settings revision ${a.settings_revision}.`)}</p>` : ''}
-            </div>
             <dl class="facts">
               <dt>${msg('Settings revision')}</dt>
               <dd data-testid="settings-revision">${a.settings_revision}</dd>
             </dl>
             <h2>${msg('Cleanup')}</h2>
-            <sb-cleanup-status .status=${a.cleanup}></sb-cleanup-status>`
-          : ''
-      }
-      <sb-confirm></sb-confirm>`;
+            <sb-cleanup-status .status=${a.cleanup}></sb-cleanup-status>`;
   }
 }
 
