@@ -284,7 +284,7 @@ async function mixed(op, agents) {
         body: { acks: batch.claims.map((c) => ({ message_id: c.message.message_id, claim_token: c.claim_token })) },
       });
       if (res.status !== 200) return ['ack', false, res.status];
-      const refused = res.body.results.filter((r) => r.status !== 'acked' && r.status !== 'already_read').length;
+      const refused = res.body.results.filter((r) => r.status !== 'read' && r.status !== 'already_read').length;
       return ['ack', true, refused ? `ack refused ${refused}` : undefined];
     }
     case 'direct': {
