@@ -253,4 +253,16 @@ export class ChannelHotSql {
   outboxDelivered(agentId: string, version: number): void {
     this.run('delete from notify_outbox where agent_id = ? and version = ?', agentId, version);
   }
+
+  /**
+   * After every write: whether deletions are owed (jobs, or copies in flight) and whether the
+   * retention catalog has confirmed this channel, in one statement instead of three.
+   */
+  afterWriteState(): { work: boolean; cataloged: boolean } {
+    const r = this.first(
+      `select exists(select 1 from deletion_jobs) or exists(select 1 from pending_objects) as work,
+        exists(select 1 from retention_catalog) as cataloged`,
+    );
+    return { work: r?.work === 1, cataloged: r?.cataloged === 1 };
+  }
 }
