@@ -265,4 +265,19 @@ export class ChannelHotSql {
     );
     return { work: r?.work === 1, cataloged: r?.cataloged === 1 };
   }
+
+  /**
+   * What a group check needs about one agent: the channel's kind and status and that agent's
+   * participant row (null columns when it has none), not every participant. Undefined: no channel.
+   */
+  groupAccessRow(
+    agentId: string,
+  ): { kind: string; status: string; state: string | null; role: string | null } | undefined {
+    const r = this.first(
+      `select c.kind, c.status, p.state, p.role from channel c
+        left join participants p on p.agent_id = ? where c.id = 1`,
+      agentId,
+    );
+    return r && { kind: str(r.kind), status: str(r.status), state: strOrNull(r.state), role: strOrNull(r.role) };
+  }
 }
