@@ -284,8 +284,10 @@ async function mixed(op, agents) {
         body: { acks: batch.claims.map((c) => ({ message_id: c.message.message_id, claim_token: c.claim_token })) },
       });
       if (res.status !== 200) return ['ack', false, res.status];
-      const refused = res.body.results.filter((r) => r.status !== 'acked' && r.status !== 'already_read').length;
-      return ['ack', true, refused ? `ack refused ${refused}` : undefined];
+      const refused = res.body.results.filter((r) => r.status !== 'read' && r.status !== 'already_read').length;
+      // A fresh claim's ACK must be accepted: a refused item is a failure of this request (it is
+      // reported under "errors" as `ack refused N`; a detail on a success would be dropped).
+      return ['ack', refused === 0, refused ? `refused ${refused}` : undefined];
     }
     case 'direct': {
       const count = 1 + Math.floor(random() * 3);

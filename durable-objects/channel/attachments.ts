@@ -91,8 +91,10 @@ export class ChannelAttachments {
    * messages never wait for the catalog.
    */
   async afterWrite(sent: boolean): Promise<void> {
-    if (this.store.files.hasWork()) await this.runDeletions();
-    if (sent && !this.store.files.isCataloged()) await this.syncCatalog();
+    // One fixed-text statement (hot-sql.ts): this runs after every send.
+    const { work, cataloged } = this.store.afterWriteState();
+    if (work) await this.runDeletions();
+    if (sent && !cataloged) await this.syncCatalog();
   }
 
   /**

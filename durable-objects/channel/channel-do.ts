@@ -217,9 +217,11 @@ export class ChannelDO extends DurableObject<Env> {
     // The store answers not_found to anyone who is not an active participant. In a group, someone
     // who left (or was never more than invited) is told why, and after dissolution the messages
     // are gone like any purged message; a stranger still learns nothing.
-    const refusal = this.groups.ackRefusal(agentId);
+    // Asked only when some item is not_found: an ordinary ACK reads no membership at all.
+    let refusal: ReturnType<GroupMembership['ackRefusal']> | undefined;
     return outcomes.map((outcome) => {
       if (outcome.status !== 'rejected' || outcome.code !== 'not_found') return outcome;
+      if (refusal === undefined) refusal = this.groups.ackRefusal(agentId);
       if (refusal) return { ...outcome, code: refusal };
       if (this.groups.purgedByDissolution(outcome.message_id)) return { ...outcome, code: 'message_purged' };
       return outcome;

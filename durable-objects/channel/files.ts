@@ -137,18 +137,6 @@ export class ChannelFiles {
     return times.length > 0 ? Math.min(...times) : null;
   }
 
-  hasWork(): boolean {
-    return (
-      this.db.select({ k: deletionJobs.id }).from(deletionJobs).limit(1).get() !== undefined ||
-      this.db.select({ k: pendingObjects.objectKey }).from(pendingObjects).limit(1).get() !== undefined
-    );
-  }
-
-  /** Whether the retention catalog has confirmed this channel. */
-  isCataloged(): boolean {
-    return this.db.select({ id: retentionCatalog.id }).from(retentionCatalog).get() !== undefined;
-  }
-
   markCataloged(now: number): void {
     this.db.insert(retentionCatalog).values({ id: 1, registeredAt: now }).onConflictDoNothing().run();
   }

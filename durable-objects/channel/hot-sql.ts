@@ -253,4 +253,31 @@ export class ChannelHotSql {
   outboxDelivered(agentId: string, version: number): void {
     this.run('delete from notify_outbox where agent_id = ? and version = ?', agentId, version);
   }
+
+  /**
+   * After every write: whether deletions are owed (jobs, or copies in flight) and whether the
+   * retention catalog has confirmed this channel, in one statement instead of three.
+   */
+  afterWriteState(): { work: boolean; cataloged: boolean } {
+    const r = this.first(
+      `select exists(select 1 from deletion_jobs) or exists(select 1 from pending_objects) as work,
+        exists(select 1 from retention_catalog) as cataloged`,
+    );
+    return { work: r?.work === 1, cataloged: r?.cataloged === 1 };
+  }
+
+  /**
+   * What a group check needs about one agent: the channel's kind and status and that agent's
+   * participant row (null columns when it has none), not every participant. Undefined: no channel.
+   */
+  groupAccessRow(
+    agentId: string,
+  ): { kind: string; status: string; state: string | null; role: string | null } | undefined {
+    const r = this.first(
+      `select c.kind, c.status, p.state, p.role from channel c
+        left join participants p on p.agent_id = ? where c.id = 1`,
+      agentId,
+    );
+    return r && { kind: str(r.kind), status: str(r.status), state: strOrNull(r.state), role: strOrNull(r.role) };
+  }
 }

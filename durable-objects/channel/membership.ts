@@ -24,6 +24,7 @@ import {
   viewFor,
 } from '../../core/domain/groups.js';
 import type { GroupSnapshot } from '../group-catalog/group-catalog-do.js';
+import { ChannelHotSql } from './hot-sql.js';
 import * as schema from './schema.js';
 import type { Db } from './store.js';
 
@@ -53,7 +54,32 @@ interface GroupState {
 }
 
 export class GroupMembership {
-  constructor(private readonly db: Db) {}
+  /** Fixed-text statements (hot-sql.ts) for the checks of every group send and ACK. */
+  private readonly hot: ChannelHotSql;
+
+  constructor(private readonly db: Db) {
+    // drizzle's durable-sqlite driver keeps the storage it was opened on as `$client` (untyped here).
+    this.hot = new ChannelHotSql((db as unknown as { $client: DurableObjectStorage }).$client.sql);
+  }
+
+  /**
+   * The agent's relation from one fixed-text statement (its own participant row only); null when
+   * this channel is not a group. The read-only checks use it; changes read the whole state.
+   */
+  private quickRelation(agentId: string): Relation | null {
+    const row = this.hot.groupAccessRow(agentId);
+    if (row?.kind !== 'group') return null;
+    const participant: Participant | undefined =
+      row.state === null
+        ? undefined
+        : {
+            agentId,
+            state: row.state as Participant['state'],
+            role: (row.role ?? 'member') as Participant['role'],
+            since: 0,
+          };
+    return relationOf(participant, row.status === 'active');
+  }
 
   private read(q: Q): GroupState | null {
     const row = q.select().from(channel).where(eq(channel.id, 1)).get();
@@ -211,13 +237,16 @@ export class GroupMembership {
 
   /** Throws the refusal for `action` unless the agent may do it (read-only; the caller's write re-checks). */
   require(groupId: string, agentId: string, action: GroupAction): void {
-    this.authorize(this.db, groupId, agentId, action);
+    // As authorize(), from one statement: every group send runs this.
+    const relation = this.quickRelation(agentId);
+    const verdict = access(action, relation ?? 'stranger');
+    if (verdict === 'ok' && relation !== null) return;
+    refuse(verdict === 'ok' || verdict === 'full' || verdict === 'invitation' ? 'not_found' : verdict, groupId);
   }
 
   /** For an ACK by someone who is not an active participant: what to answer instead of not_found. */
   ackRefusal(agentId: string): 'not_group_member' | null {
-    const state = this.read(this.db);
-    const verdict = access('ack', this.relation(state, agentId));
+    const verdict = access('ack', this.quickRelation(agentId) ?? 'stranger');
     return verdict === 'not_group_member' ? verdict : null;
   }
 

@@ -152,6 +152,11 @@ export class ChannelStore {
     this.hot = new ChannelHotSql((db as unknown as { $client: DurableObjectStorage }).$client.sql);
   }
 
+  /** Whether deletions are owed and whether the retention catalog knows this channel (one statement). */
+  afterWriteState(): { work: boolean; cataloged: boolean } {
+    return this.hot.afterWriteState();
+  }
+
   channelId(): string | null {
     return this.channelRow(this.db)?.channelId ?? null;
   }
