@@ -1,5 +1,5 @@
 import { env, runInDurableObject } from 'cloudflare:test';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { SESSION_IDLE_MS } from '../../core/domain/admin-session.js';
 import { ADMIN, adminCookie, call, createAgent, createHost } from './helpers.js';
 
@@ -158,7 +158,13 @@ describe('hosts, agents and the directory', () => {
     const off = await createAgent(cookie, beta.host_id, 'retired');
     await call('PATCH', `/admin/agents/${off.agent.agent_id}`, { cookie, body: { enabled: false } });
 
-    const all = await call('GET', '/directory', { key: me.key });
+    // The caller's last access reaches the registry after the answer (its agent object records it in
+    // the background), so the directory shows it once that write has landed.
+    const all = await vi.waitFor(async () => {
+      const res = await call('GET', '/directory', { key: me.key });
+      expect(res.body.agents[0].last_access_at).not.toBeNull();
+      return res;
+    });
     expect(all.body.agents.map((a: { name: string }) => a.name)).toEqual(['caller', 'claude', 'codex', 'qwen']);
     expect(all.body.agents[1].host).toEqual({ host_id: beta.host_id, name: 'beta', os: 'linux' });
     expect(all.body.agents[0].last_access_at).not.toBeNull();
