@@ -187,6 +187,12 @@ export function apiFailureText(failure: ApiFailure): string {
   return failure.field ? `${fieldLabel(failure.field)}${labelSeparator()}${text}` : text;
 }
 
+/** An error code on its own (a refused action in the audit log): the code's phrase, never the code. */
+export function errorCodeText(code: string): string {
+  const text = (CODE_TEXT as Record<string, ((failure: ApiFailure) => string) | undefined>)[code];
+  return text ? text({ code } as ApiFailure) : CODE_TEXT.internal_error({ code } as ApiFailure);
+}
+
 /** "Label: text" with each language's own colon (a full-width one in Chinese, a spaced one in French). */
 function labelSeparator(): string {
   const locale = currentLocale();

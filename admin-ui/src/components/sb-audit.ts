@@ -6,6 +6,7 @@ import { AUDIT_ACTIONS, actionLabel } from '../lib/audit-actions.js';
 import { formatTime } from '../lib/format.js';
 import { type LoadFailure, renderFailure, renderLoading } from '../load-state.js';
 import { currentLocale } from '../localization.js';
+import { errorCodeText } from '../server-text.js';
 import { shared } from '../styles/shared.js';
 
 type Filter = Omit<QueryOf<'listAuditLog'>, 'cursor' | 'limit'>;
@@ -161,7 +162,7 @@ export class SbAudit extends LitElement {
                       ${
                         e.outcome === 'ok'
                           ? html`<span class="badge ok">${msg('Succeeded')}</span>`
-                          : html`<span class="badge bad">${msg('Refused')}</span> <span class="mono">${e.outcome}</span>`
+                          : html`<span class="badge bad">${msg('Refused')}</span> <span data-code=${e.outcome}>${errorCodeText(e.outcome)}</span>`
                       }
                     </td>
                     <td data-label=${msg('Request ID')} class="mono">${e.request_id}</td>
