@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_CODES, ERROR_REASONS } from '../../core/contract/errors.js';
 import { operationList } from '../../core/contract/index.js';
 import { RESOURCE_DETAIL_CODES, RESOURCE_REASON_CODES } from '../../core/contract/models.js';
+import { SAME_AS_ENGLISH as SAME_AS_ENGLISH_UI } from '../ui/same-as-english.js';
 import { launchChromium, newContext, openedDialog, screenshot, watchPageErrors } from './browser-kit.js';
 import { adminLogin, api, createAgent, createHost, type Server, startServer } from './harness.js';
 
@@ -16,28 +17,8 @@ const LOCALES = ['en', 'fr', 'zh-Hans', 'zh-Hant', 'it', 'es', 'ru'] as const;
 type Locale = (typeof LOCALES)[number];
 const PAGES = ['/', '/hosts', '/agents', '/channels', '/groups', '/cleanup', '/settings', '/admins', '/audit'];
 
-/** Words each language rightly writes as English does (as in test/ui/translations.test.ts). */
-const SAME_AS_ENGLISH: Record<Locale, readonly string[]> = {
-  en: [],
-  fr: [
-    'Action',
-    'Actions',
-    'Agent',
-    'Agents',
-    'Conversation',
-    'Description',
-    'GPU',
-    'Messages',
-    'Notifications',
-    'Participants',
-    'Session',
-  ],
-  'zh-Hans': ['CPU', 'GPU', 'MB'],
-  'zh-Hant': ['CPU', 'GPU', 'MB'],
-  it: ['CPU', 'GPU', 'Host', 'MB', 'Password'],
-  es: ['CPU', 'GPU', 'MB'],
-  ru: [],
-};
+/** Words each language rightly writes as English does: the translation test's list, English aside. */
+const SAME_AS_ENGLISH: Record<Locale, readonly string[]> = { en: [], ...SAME_AS_ENGLISH_UI };
 /** Not prose: the product's name, units, IDs, key prefixes, and symbols (ellipsis, menu, brackets). */
 const ID = String.raw`(hst|agt|grp|dm|msg|fil|req)_[\w-]+`;
 /** An ID list (the audit log's targets) is as little prose as one ID. */
