@@ -158,8 +158,11 @@ const CODE_TEXT: Record<ErrorCode | ClientFailureCode, (failure: ApiFailure) => 
   conflict: () => msg('This conflicts with the current state.'),
   file_too_large: () => msg('The file is too large.'),
   payload_too_large: () => msg('The request is too large.'),
+  // Without a retry time (a refusal recorded in the audit log) there is no wait to announce.
   too_many_attempts: (f) =>
-    msg(str`Too many attempts. Try again in ${count(Math.ceil((f.retryAfterMs ?? 1000) / 1000))} s.`),
+    f.retryAfterMs === undefined
+      ? msg('Too many failed attempts.')
+      : msg(str`Too many attempts. Try again in ${count(Math.ceil(f.retryAfterMs / 1000))} s.`),
   upload_admission_denied: () => msg('Too many uploads at the moment. Try again shortly.'),
   cleanup_unavailable: () => msg('Cleanup is not available right now. Try again shortly.'),
   unavailable: () => msg('The server is busy or restarting. Try again shortly.'),

@@ -499,6 +499,7 @@
 'sfaf6d9b23f2d5ab9': `Configuración inicial`,
 'sfbca981a0697123c': `invitado`,
 'sfbf299036be6ea0d': `Todavía no existe ningún administrador. Abra el enlace de configuración de un solo uso que el servidor mostró al arrancar.`,
+'sfc1252d04d4bf60d': `Demasiados intentos fallidos.`,
 'sfc4d9f604b5bdec5': `Invitado a:`,
 'sfc757c52ddc22357': `No se pudo cargar el agente.`,
 'sfc89900a0ef2a939': `Todavía no ha sido necesaria ninguna limpieza`,

@@ -499,6 +499,7 @@
 'sfaf6d9b23f2d5ab9': `Configuration initiale`,
 'sfbca981a0697123c': `invité`,
 'sfbf299036be6ea0d': `Aucun administrateur n’existe encore. Ouvrez le lien de configuration à usage unique que le serveur a affiché au démarrage.`,
+'sfc1252d04d4bf60d': `Trop de tentatives échouées.`,
 'sfc4d9f604b5bdec5': `Invité dans :`,
 'sfc757c52ddc22357': `Impossible de charger l’agent.`,
 'sfc89900a0ef2a939': `Aucun nettoyage n’a encore été nécessaire`,

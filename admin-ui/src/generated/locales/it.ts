@@ -499,6 +499,7 @@
 'sfaf6d9b23f2d5ab9': `Configurazione iniziale`,
 'sfbca981a0697123c': `invitato`,
 'sfbf299036be6ea0d': `Non esiste ancora un amministratore. Apri il link di configurazione monouso che il server ha stampato all’avvio.`,
+'sfc1252d04d4bf60d': `Troppi tentativi falliti.`,
 'sfc4d9f604b5bdec5': `Invitato a:`,
 'sfc757c52ddc22357': `Impossibile caricare l’agente.`,
 'sfc89900a0ef2a939': `Finora non è stata necessaria alcuna pulizia`,
