@@ -1,7 +1,9 @@
 /**
  * Hosts and the agents registered on them: the administrators' CRUD, the agents' directory, and
  * last access. Every change an agent's own object must learn goes through the agent-sync outbox
- * (agent-sync-outbox.ts) in the same transaction.
+ * (agent-sync-outbox.ts) in the same transaction. Every write to agents or hosts runs inside
+ * `snapshot.changing`, which drops the in-memory copy that getAgents and the directory read
+ * (agent-snapshot.ts); a write that skipped it would leave those two answering stale rows.
  */
 import { and, asc, eq, gt, isNotNull, notLike, or, type SQL, sql } from 'drizzle-orm';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
