@@ -1,9 +1,11 @@
 /**
  * Hosts and the agents registered on them: the administrators' CRUD, the agents' directory, and
  * last access. Every change an agent's own object must learn goes through the agent-sync outbox
- * (agent-sync-outbox.ts) in the same transaction.
+ * (agent-sync-outbox.ts) in the same transaction. Every write to agents or hosts runs inside
+ * `snapshot.changing`, which drops the in-memory copy that getAgents and the directory read
+ * (agent-snapshot.ts); a write that skipped it would leave those two answering stale rows.
  */
-import { and, asc, eq, gt, inArray, isNotNull, lt, notLike, or, type SQL, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, isNotNull, notLike, or, type SQL, sql } from 'drizzle-orm';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import { ApiError } from '../../core/contract/errors.js';
 import type { Env } from '../../core/env.js';
@@ -14,6 +16,7 @@ import { canonicalIp } from '../../core/lib/ip.js';
 import type { AgentView, DirectoryEntryView, HostView } from '../../core/rpc.js';
 import { iso } from '../shared/database.js';
 import { type AgentListQuery, listAgentsPage } from './agent-list.js';
+import type { AgentSnapshot } from './agent-snapshot.js';
 import type { AgentSyncOutbox } from './agent-sync-outbox.js';
 import type { RegistryDb } from './database.js';
 import * as schema from './schema.js';
@@ -80,6 +83,8 @@ export class HostsAndAgents {
     private readonly db: RegistryDb,
     private readonly env: Env,
     private readonly outbox: AgentSyncOutbox,
+    /** The in-memory copy of agents and hosts: every write below goes through `snapshot.changing`. */
+    private readonly snapshot: AgentSnapshot,
     /** Drains the outbox; throws `unavailable` when a push failed (the alarm retries it). */
     private readonly pushChanges: () => Promise<void>,
   ) {}
@@ -121,7 +126,7 @@ export class HostsAndAgents {
       description: input.description ?? '',
       createdAt: iso(Date.now()),
     };
-    this.db.insert(schema.hosts).values(row).run();
+    this.snapshot.changing(() => this.db.insert(schema.hosts).values(row).run());
     return hostView(row);
   }
 
@@ -147,17 +152,19 @@ export class HostsAndAgents {
       os: patch.os ?? existing.os,
       description: patch.description ?? existing.description,
     };
-    this.db.transaction((tx) => {
-      tx.update(schema.hosts).set(next).where(eq(schema.hosts.hostId, hostId)).run();
-      if (patch.addresses) {
-        const affected = tx
-          .select({ id: schema.agents.agentId })
-          .from(schema.agents)
-          .where(eq(schema.agents.hostId, hostId))
-          .all();
-        for (const { id } of affected) this.outbox.mark(tx, id);
-      }
-    });
+    this.snapshot.changing(() =>
+      this.db.transaction((tx) => {
+        tx.update(schema.hosts).set(next).where(eq(schema.hosts.hostId, hostId)).run();
+        if (patch.addresses) {
+          const affected = tx
+            .select({ id: schema.agents.agentId })
+            .from(schema.agents)
+            .where(eq(schema.agents.hostId, hostId))
+            .all();
+          for (const { id } of affected) this.outbox.mark(tx, id);
+        }
+      }),
+    );
     await this.pushChanges();
     return hostView(next);
   }
@@ -176,7 +183,7 @@ export class HostsAndAgents {
         reason: 'host_has_agents',
       });
     }
-    this.db.delete(schema.hosts).where(eq(schema.hosts.hostId, hostId)).run();
+    this.snapshot.changing(() => this.db.delete(schema.hosts).where(eq(schema.hosts.hostId, hostId)).run());
   }
 
   async listAgents(
@@ -195,15 +202,7 @@ export class HostsAndAgents {
 
   /** Many agents at once (send targets, group invitees): one call, whatever the fan-out. */
   async getAgents(agentIds: string[]): Promise<AgentView[]> {
-    const views: AgentView[] = [];
-    // Durable Object SQLite binds at most 100 parameters per statement.
-    for (let at = 0; at < agentIds.length; at += 90) {
-      const slice = agentIds.slice(at, at + 90);
-      views.push(
-        ...this.db.select().from(schema.agents).where(inArray(schema.agents.agentId, slice)).all().map(agentView),
-      );
-    }
-    return views;
+    return this.snapshot.agents(agentIds);
   }
 
   async createAgent(input: {
@@ -234,10 +233,12 @@ export class HostsAndAgents {
       lastAccessAddress: null,
       version: 1,
     };
-    this.db.transaction((tx) => {
-      tx.insert(schema.agents).values(row).run();
-      this.outbox.mark(tx, agentId);
-    });
+    this.snapshot.changing(() =>
+      this.db.transaction((tx) => {
+        tx.insert(schema.agents).values(row).run();
+        this.outbox.mark(tx, agentId);
+      }),
+    );
     await this.pushChanges();
     return { agent: agentView(row), api_key: apiKey };
   }
@@ -260,10 +261,12 @@ export class HostsAndAgents {
       enabled: patch.enabled ?? existing.enabled,
       version: existing.version + 1,
     };
-    this.db.transaction((tx) => {
-      tx.update(schema.agents).set(next).where(eq(schema.agents.agentId, agentId)).run();
-      this.outbox.mark(tx, agentId);
-    });
+    this.snapshot.changing(() =>
+      this.db.transaction((tx) => {
+        tx.update(schema.agents).set(next).where(eq(schema.agents.agentId, agentId)).run();
+        this.outbox.mark(tx, agentId);
+      }),
+    );
     await this.pushChanges();
     return agentView(next);
   }
@@ -271,19 +274,21 @@ export class HostsAndAgents {
   async regenerateKey(agentId: string): Promise<string> {
     const existing = this.requireAgent(agentId);
     const { key: apiKey, hash: keyHash } = await issueApiKey(agentId, pepperOf(this.env));
-    this.db.transaction((tx) => {
-      tx.update(schema.agents)
-        .set({
-          keyHash,
-          keyPrefix: keyPrefix(apiKey),
-          keyIssuedAt: iso(Date.now()),
-          keyRevokedAt: null,
-          version: existing.version + 1,
-        })
-        .where(eq(schema.agents.agentId, agentId))
-        .run();
-      this.outbox.mark(tx, agentId);
-    });
+    this.snapshot.changing(() =>
+      this.db.transaction((tx) => {
+        tx.update(schema.agents)
+          .set({
+            keyHash,
+            keyPrefix: keyPrefix(apiKey),
+            keyIssuedAt: iso(Date.now()),
+            keyRevokedAt: null,
+            version: existing.version + 1,
+          })
+          .where(eq(schema.agents.agentId, agentId))
+          .run();
+        this.outbox.mark(tx, agentId);
+      }),
+    );
     await this.pushChanges();
     return apiKey;
   }
@@ -300,19 +305,21 @@ export class HostsAndAgents {
 
   async revokeKey(agentId: string): Promise<void> {
     const existing = this.requireAgent(agentId);
-    this.db.transaction((tx) => {
-      tx.update(schema.agents)
-        .set({
-          keyHash: null,
-          keyPrefix: null,
-          keyIssuedAt: null,
-          keyRevokedAt: iso(Date.now()),
-          version: existing.version + 1,
-        })
-        .where(eq(schema.agents.agentId, agentId))
-        .run();
-      this.outbox.mark(tx, agentId);
-    });
+    this.snapshot.changing(() =>
+      this.db.transaction((tx) => {
+        tx.update(schema.agents)
+          .set({
+            keyHash: null,
+            keyPrefix: null,
+            keyIssuedAt: null,
+            keyRevokedAt: iso(Date.now()),
+            version: existing.version + 1,
+          })
+          .where(eq(schema.agents.agentId, agentId))
+          .run();
+        this.outbox.mark(tx, agentId);
+      }),
+    );
     await this.pushChanges();
   }
 
@@ -321,16 +328,7 @@ export class HostsAndAgents {
    * forward. `address` is optional for an object still running code from before it was reported.
    */
   async recordAccess(agentId: string, at: string, address?: string): Promise<void> {
-    this.db
-      .update(schema.agents)
-      .set(address === undefined ? { lastAccessAt: at } : { lastAccessAt: at, lastAccessAddress: address })
-      .where(
-        and(
-          eq(schema.agents.agentId, agentId),
-          or(sql`${schema.agents.lastAccessAt} is null`, lt(schema.agents.lastAccessAt, at)),
-        ),
-      )
-      .run();
+    this.snapshot.accessed(agentId, at, address);
   }
 
   async directory(
@@ -338,39 +336,10 @@ export class HostsAndAgents {
     cursor: string | undefined,
     limit: number,
   ): Promise<{ agents: DirectoryEntryView[]; next_cursor: string | null }> {
-    const pattern = filter.name ? `%${filter.name.replace(/[\\%_]/g, (m) => `\\${m}`)}%` : null;
-    const rows = this.db
-      .select({ agent: schema.agents, host: schema.hosts })
-      .from(schema.agents)
-      .innerJoin(schema.hosts, eq(schema.hosts.hostId, schema.agents.hostId))
-      .where(
-        and(
-          eq(schema.agents.enabled, true),
-          filter.host_id ? eq(schema.agents.hostId, filter.host_id) : undefined,
-          pattern
-            ? or(
-                sql`${schema.agents.name} like ${pattern} escape '\\'`,
-                sql`${schema.agents.displayName} like ${pattern} escape '\\'`,
-              )
-            : undefined,
-          afterNameId(schema.agents.name, schema.agents.agentId, cursor),
-        ),
-      )
-      .orderBy(asc(schema.agents.name), asc(schema.agents.agentId))
-      .limit(limit + 1)
-      .all();
-    const { page, next_cursor } = pageOf(rows, limit, (row) => [row.agent.name, row.agent.agentId]);
-    return {
-      agents: page.map(({ agent, host }) => ({
-        agent_id: agent.agentId,
-        name: agent.name,
-        display_name: agent.displayName,
-        description: agent.description,
-        last_access_at: agent.lastAccessAt,
-        host: { host_id: host.hostId, name: host.name, os: host.os },
-      })),
-      next_cursor,
-    };
+    const after = decodeCursor(cursor);
+    const rows = this.snapshot.directory(filter, after && [String(after[0]), String(after[1])], limit + 1);
+    const { page, next_cursor } = pageOf(rows, limit, (row) => row.position);
+    return { agents: page.map((row) => row.entry), next_cursor };
   }
 
   requireAgent(agentId: string): typeof schema.agents.$inferSelect {

@@ -19,6 +19,7 @@ import { AdminAccounts } from './admin-accounts.js';
 import { AdminAuth } from './admin-auth.js';
 import { drainDeletions, recordDeletion, refuseOwner } from './agent-deletion.js';
 import type { AgentListQuery } from './agent-list.js';
+import { AgentSnapshot } from './agent-snapshot.js';
 import { AgentSyncOutbox } from './agent-sync-outbox.js';
 import { AUDIT_PRUNE_INTERVAL_MS, type AuditFilter, AuditLog, type AuditRecord } from './audit-log.js';
 import type { RegistryDb } from './database.js';
@@ -37,6 +38,8 @@ import { readSettings, writeSettings } from './settings.js';
 export class RegistryDO extends DurableObject<Env> {
   private readonly db: RegistryDb;
   private readonly outbox: AgentSyncOutbox;
+  /** Agents and hosts in memory for getAgents and the directory; every write to them drops it. */
+  private readonly snapshot: AgentSnapshot;
   private readonly hostsAndAgents: HostsAndAgents;
   private readonly auth: AdminAuth;
   private readonly accounts: AdminAccounts;
@@ -49,7 +52,8 @@ export class RegistryDO extends DurableObject<Env> {
     super(ctx, env);
     this.db = openDatabase(ctx, schema, migrations);
     this.outbox = new AgentSyncOutbox(this.db, env);
-    this.hostsAndAgents = new HostsAndAgents(this.db, env, this.outbox, () => this.pushAgentChanges());
+    this.snapshot = new AgentSnapshot(ctx.storage.sql);
+    this.hostsAndAgents = new HostsAndAgents(this.db, env, this.outbox, this.snapshot, () => this.pushAgentChanges());
     this.auth = new AdminAuth(this.db, env);
     this.accounts = new AdminAccounts(this.db);
     this.audit = new AuditLog(this.db);
@@ -155,7 +159,7 @@ export class RegistryDO extends DurableObject<Env> {
     this.hostsAndAgents.requireAgent(agentId);
     await refuseOwner(this.env, agentId);
     this.hostsAndAgents.requireAgent(agentId);
-    recordDeletion(this.db, agentId, iso(Date.now()));
+    this.snapshot.changing(() => recordDeletion(this.db, agentId, iso(Date.now())));
     await this.finishDeletions();
   }
 
