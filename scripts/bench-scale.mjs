@@ -18,6 +18,7 @@ import { Miniflare } from 'miniflare';
 import { Pool } from 'undici';
 import { ADMIN_PASSWORD, cpuMs, loadAverage, processTree, sleep, startServer } from './bench-kit.mjs';
 import { uploadMemory } from './bench-upload.mjs';
+import { uploadFloor } from './bench-upload-floor.mjs';
 
 export const SCALE_PLANS = {
   quick: {
@@ -423,6 +424,11 @@ export async function scaleRun({ quick, only, log, perChannel }) {
       for (const u of [out.upload, out.upload.again]) {
         log?.(`upload: sum +${u.riseMb} MB; ${u.processes.map((p) => `${p.comm} +${p.riseMb}`).join(', ')}`);
       }
+      out.upload.floor = await uploadFloor(out.upload.bytes);
+      const { put, putAndCopy } = out.upload.floor;
+      log?.(
+        `floor, a bare worker in the same Miniflare: R2 put workerd +${put.riseMb}, put and one copy +${putAndCopy.riseMb}`,
+      );
     }
     if (!only || only === 'cleanup') {
       out.cleanup = await cleanupPhase(http, setup, plans.cleanup, log);

@@ -39,6 +39,7 @@ import {
 } from './bench-kit.mjs';
 import { scaleReport, scaleRun } from './bench-scale.mjs';
 import { uploadMemory } from './bench-upload.mjs';
+import { uploadFloor } from './bench-upload-floor.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -531,6 +532,11 @@ try {
   }
   results.upload = await uploadMemory(api, agents, procs.launcher, PLAN.uploadBytes);
   log(`upload ${results.upload.bytes} B: ${results.upload.status}, RSS rise ${results.upload.riseMb} MB`);
+  // The same bytes through a bare worker in the same Miniflare: the part of the rise that is not ours.
+  results.upload.floor = await uploadFloor(PLAN.uploadBytes);
+  log(
+    `upload floor (bare worker): R2 put +${results.upload.floor.put.riseMb} MB, put and copy +${results.upload.floor.putAndCopy.riseMb} MB`,
+  );
   results.fsyncMs = fsyncLatencyMs(server.dataDir);
   log(`disk: median 4 KB write + fsync in the data dir ${results.fsyncMs} ms`);
   results.req49 = await openLoop(PLAN.req49.rate, PLAN.req49.seconds, agents, procs);
@@ -606,6 +612,18 @@ if (problems.length) {
 /** The backlog wait of an open-loop phase; recover() gives up after 60 s. */
 function cleared(ms) {
   return ms >= 60_000 ? 'not within 60,000' : String(ms);
+}
+
+/** The floor under the first upload's rise (bench-upload-floor.mjs), when it was measured. */
+function floorSentence(upload) {
+  const floor = upload.floor;
+  if (!floor) return '';
+  return (
+    `The floor, the same ${upload.bytes / 1e6} MB through a bare worker (no Switchboard code) on a fresh ` +
+    `Miniflare of the same version: workerd rose by **${floor.put.riseMb} MB** for a plain streamed R2 put ` +
+    `and by **${floor.putAndCopy.riseMb} MB** for a put and one copy (what a send to one target does); ` +
+    `that much of the first upload's rise is the runtime's and Miniflare's R2 object's.`
+  );
 }
 
 /** One upload's rise per process, e.g. `workerd +30.1 MB (107.6 → 137.7)`. */
@@ -729,5 +747,6 @@ every 10 ms during the server's first upload (no file was uploaded before it): $
 ${r.upload.peakMb} MB at the peak, a rise of **${r.upload.riseMb} MB** (answered ${r.upload.status} in ${r.upload.ms} ms).
 Per process (peak minus baseline): ${perProcess(r.upload)}. The same upload again, a second later:
 a rise of **${r.upload.again.riseMb} MB** (${perProcess(r.upload.again)}; answered ${r.upload.again.status} in ${r.upload.again.ms} ms).
+${floorSentence(r.upload)}
 `;
 }

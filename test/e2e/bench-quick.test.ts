@@ -43,6 +43,10 @@ describe.skipIf(process.platform !== 'linux')('npm run bench -- --quick', () => 
     expect(results.upload.peakMb).toBeGreaterThan(0);
     expect(results.upload.processes.map((p: { comm: string }) => p.comm)).toContain('workerd');
     expect(results.upload.again).toMatchObject({ ok: true, status: 200 });
+    // The floor under it: the same bytes through a bare worker in the same Miniflare, stored whole.
+    expect(results.upload.floor.put).toMatchObject({ ok: true, bytes: results.upload.bytes });
+    expect(results.upload.floor.putAndCopy).toMatchObject({ ok: true, bytes: results.upload.bytes });
+    expect(results.upload.floor.put.peakMb).toBeGreaterThan(0);
     // The scale phases: right counts, exclusive claims, a complete cleanup with its files deleted.
     const { inbox, cleanup } = results.scale;
     expect(inbox).toMatchObject({ errors: 0, problems: [] });

@@ -4,6 +4,7 @@ import type { OperationDef, OperationInput, OperationOutput } from '../../core/c
 import type { AuthedAgent } from '../../core/domain/principals.js';
 import type { Env } from '../../core/env.js';
 import type { SessionView } from '../../core/rpc.js';
+import type { BodyRelay } from '../lib/json-body.js';
 
 /** The signed-in administrator: the session, with the keyed hash of its token (to end it on logout). */
 export type AdminPrincipal = SessionView;
@@ -17,6 +18,8 @@ export interface AppVariables {
   channelAccess?: ReadonlyMap<string, boolean>;
   /** A JSON body, strictly decoded and parsed (middleware/json-body.ts); the route's schema validates it. */
   jsonBody?: unknown;
+  /** The request body's relay (middleware/drain-body.ts), for handlers that read a large body directly. */
+  bodyRelay?: BodyRelay;
 }
 
 export type AppEnv = { Bindings: Env; Variables: AppVariables };

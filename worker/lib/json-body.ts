@@ -1,4 +1,5 @@
 import { ApiError } from '../../core/contract/errors.js';
+import { type BodyReader, bodyReader } from './body-reader.js';
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
@@ -55,7 +56,7 @@ export const DRAIN_MAX_MS = 30_000;
  * gone); false when `maxBytes` or `maxMs` ran out first, with the stream left as it is.
  */
 export async function drainBody(
-  reader: ReadableStreamDefaultReader<Uint8Array>,
+  reader: BodyReader,
   maxBytes = DRAIN_MAX_BYTES,
   maxMs = DRAIN_MAX_MS,
 ): Promise<boolean> {
@@ -86,38 +87,53 @@ export async function drainBody(
  * while the body is still being read. The self-host front closes that connection once the answer
  * is through; here, the reading stops after DRAIN_MAX_MS at the latest.
  */
-export async function drainAfterAnswer(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<void> {
+export async function drainAfterAnswer(reader: BodyReader): Promise<void> {
   if (!(await drainBody(reader, Number.POSITIVE_INFINITY, DRAIN_MAX_MS))) await reader.cancel().catch(() => {});
+}
+
+/** What relayBody answers: the body for handlers, and what they left for the drain. */
+export interface BodyRelay {
+  /** The body as a stream, for handlers that read it as one. */
+  body: ReadableStream<Uint8Array>;
+  /**
+   * The same bytes without the stream in between: reads fill one reused buffer (body-reader.ts),
+   * so a large upload allocates nothing per chunk. A handler reads `body` or this, never both.
+   * Its cancel, like the stream's, stops the relay and never the runtime stream.
+   */
+  direct(): BodyReader;
+  /** The runtime stream's reader, once any read under way has landed: what the handler left. */
+  leftover(): Promise<BodyReader>;
 }
 
 /**
  * Stands between the runtime's request body and the handlers: they read (or cancel, or ignore)
- * `body` as usual, while `leftover()` gives what they left, because only this relay holds the
- * runtime stream's reader. A handler's cancel stops the relay, never the runtime stream.
+ * `body` or `direct()` as usual, while `leftover()` gives what they left, because only this relay
+ * holds the runtime stream's reader. A handler's cancel stops the relay, never the runtime stream.
  */
-export function relayBody(source: ReadableStream<Uint8Array>): {
-  body: ReadableStream<Uint8Array>;
-  leftover(): Promise<ReadableStreamDefaultReader<Uint8Array>>;
-} {
-  const reader = source.getReader();
+export function relayBody(source: ReadableStream<Uint8Array>): BodyRelay {
+  const reader = bodyReader(source);
   let pulling: Promise<unknown> = Promise.resolve();
   let cancelled = false;
+  const read = () => {
+    const next = reader.read();
+    pulling = next;
+    return next;
+  };
   const body = new ReadableStream<Uint8Array>(
     {
       pull(controller) {
-        const read = reader.read().then(
+        return read().then(
           ({ done, value }) => {
             // After a cancel the chunk is simply dropped, as draining would drop it.
             if (cancelled) return;
             if (done) controller.close();
-            else controller.enqueue(value);
+            // A stream's chunks are its reader's to keep: a view of the reused buffer is copied.
+            else controller.enqueue(reader.reusesBuffer ? value.slice() : value);
           },
           (error: unknown) => {
             if (!cancelled) controller.error(error);
           },
         );
-        pulling = read;
-        return read;
       },
       cancel() {
         cancelled = true;
@@ -127,6 +143,12 @@ export function relayBody(source: ReadableStream<Uint8Array>): {
   );
   return {
     body,
+    direct: () => ({
+      read: () => (cancelled ? Promise.resolve({ done: true, value: undefined }) : read()),
+      cancel: async () => {
+        cancelled = true;
+      },
+    }),
     async leftover() {
       // A read of the relay may still be waiting on the runtime stream: let it land first.
       await pulling.catch(() => {});

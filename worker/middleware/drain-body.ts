@@ -1,6 +1,7 @@
 import type { Context } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import type { AppEnv } from '../handlers/types.js';
+import { type BodyReader, bodyReader } from '../lib/body-reader.js';
 import { DRAIN_MAX_BYTES, drainAfterAnswer, drainBody, relayBody } from '../lib/json-body.js';
 
 /**
@@ -34,11 +35,14 @@ export const drainUnreadBody = createMiddleware<AppEnv>(async (c, next) => {
   // other code reads (uploads, /mcp).
   const method = c.req.method;
   const relay = method === 'GET' || method === 'HEAD' || jsonApiBody(c) ? null : relayBody(source);
-  if (relay) c.req.raw = new Request(c.req.raw, { body: relay.body });
+  if (relay) {
+    c.req.raw = new Request(c.req.raw, { body: relay.body });
+    c.set('bodyRelay', relay);
+  }
   try {
     await next();
   } finally {
-    const reader = relay ? await relay.leftover() : source.locked ? null : source.getReader();
+    const reader = relay ? await relay.leftover() : source.locked ? null : bodyReader(source);
     const declared = Number(c.req.header('content-length') ?? Number.NaN);
     if (reader && (declared > DRAIN_MAX_BYTES || !(await drainBody(reader, DRAIN_MAX_BYTES, DRAIN_PATIENCE_MS)))) {
       await answerWhileDraining(c, reader);
@@ -63,7 +67,7 @@ const HOLD_MAX_BYTES = 1_000_000;
  * once the rest of the request body has been read (drainAfterAnswer, bounded in time): the client
  * has the whole answer long before the connection goes.
  */
-async function answerWhileDraining(c: Context<AppEnv>, reader: ReadableStreamDefaultReader<Uint8Array>) {
+async function answerWhileDraining(c: Context<AppEnv>, reader: BodyReader) {
   const answer = c.res;
   const read = await readAtMost(answer, HOLD_MAX_BYTES);
   let held: Promise<void>;

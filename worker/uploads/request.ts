@@ -17,6 +17,7 @@ import { MIN_UPLOAD_BYTES_PER_SECOND, maxJsonRequestBytes } from '../../core/lib
 import { currentSettings } from '../../core/lib/settings-cache.js';
 import { retention } from '../../core/stubs.js';
 import type { AppEnv } from '../handlers/types.js';
+import { bodyReader } from '../lib/body-reader.js';
 import { parseJsonStrict } from '../lib/json-body.js';
 import { DEFAULT_MULTIPART_LIMITS, MultipartParser, multipartBoundary, type PartHeaders } from './multipart.js';
 import { StagingWriter } from './staging.js';
@@ -136,8 +137,11 @@ export async function readUploadRequest<S extends z.ZodType>(
   const reserveBytes = Number.isFinite(declared) && declared >= 0 ? Math.min(declared, maxFile) : maxFile;
 
   const parser = new MultipartParser(boundary);
-  const reader = c.req.raw.body?.getReader();
-  if (!reader) throw new ApiError('validation_failed', 'The multipart body is empty.');
+  const stream = c.req.raw.body;
+  if (!stream) throw new ApiError('validation_failed', 'The multipart body is empty.');
+  // Read past the relay's stream into one reused buffer (lib/body-reader.ts): every event below
+  // is handled (copied, or written on and awaited) before the next read.
+  const reader = c.get('bodyRelay')?.direct() ?? bodyReader(stream);
   // The whole body, metadata included, is held to the minimum rate: a slow connection costs the
   // server a request either way, and from the file part on it also holds an admission slot.
   const guard = new StallGuard(

@@ -9,6 +9,7 @@
  * must bring at least `minBytes`. The window that is open when the body ends is never judged.
  */
 import { ApiError } from '../../core/contract/errors.js';
+import type { BodyReader } from '../lib/body-reader.js';
 
 export class StallGuard {
   private waited = 0;
@@ -53,7 +54,7 @@ export class StallGuard {
  * client sends nothing at all (a timer ends the wait; the caller then cancels the reader).
  */
 export async function readGuarded(
-  reader: ReadableStreamDefaultReader<Uint8Array>,
+  reader: Pick<BodyReader, 'read'>,
   guard: StallGuard,
 ): Promise<ReadableStreamReadResult<Uint8Array>> {
   const next = reader.read();
