@@ -2,7 +2,14 @@ import { ApiError } from '../contract/errors.js';
 
 /** Opaque keyset cursors: the position after which the next page starts, never an offset. */
 export function encodeCursor(position: readonly (string | number)[]): string {
-  return btoa(JSON.stringify(position)).replaceAll('+', '-').replaceAll('/', '_').replace(/=+$/, '');
+  // btoa takes Latin-1 only and a position may hold any name (a host called 北京): everything past
+  // ASCII goes in as JSON's own \uXXXX escapes, which JSON.parse reads back (cursors issued before
+  // this, Latin-1 at most, still decode the same).
+  const ascii = JSON.stringify(position).replace(
+    /[\u007f-\uffff]/g,
+    (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+  return btoa(ascii).replaceAll('+', '-').replaceAll('/', '_').replace(/=+$/, '');
 }
 
 export function decodeCursor(cursor: string | undefined): (string | number)[] | null {

@@ -188,6 +188,25 @@ describe('hosts, agents and the directory', () => {
     expect((await call('GET', '/directory?cursor=garbage', { key: me.key })).body.error.field).toBe('cursor');
   });
 
+  it('pages hosts whose names are outside Latin-1 (the cursor holds the name)', async () => {
+    const cookie = await adminCookie();
+    const names = ['北京 build box', 'Zoë 🚀', 'москва'];
+    for (const [i, name] of names.entries()) await createHost(cookie, [`10.7.0.${i + 1}`], name);
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: { status: number; body: { hosts: { name: string }[]; next_cursor: string | null } } = await call(
+        'GET',
+        `/admin/hosts?limit=1${cursor ? `&cursor=${cursor}` : ''}`,
+        { cookie },
+      );
+      expect(page.status).toBe(200);
+      seen.push(...page.body.hosts.map((h) => h.name));
+      cursor = page.body.next_cursor;
+    } while (cursor);
+    expect(seen.filter((name) => names.includes(name)).sort()).toEqual([...names].sort());
+  });
+
   it('keeps names unique per host and refuses to delete a host in use', async () => {
     const cookie = await adminCookie();
     const host = await createHost(cookie, ['10.0.0.1']);
