@@ -7,7 +7,16 @@
 import { describe, expect, it } from 'vitest';
 import { dmChannelId } from '../../core/domain/ids.js';
 import { call } from './helpers.js';
-import { ack, channelCalls, claim, inbox, sendOne, type TestAgent, world } from './messaging-helpers.js';
+import {
+  ack,
+  channelCalls,
+  claim,
+  inbox,
+  sendOne,
+  shiftChannelClock,
+  type TestAgent,
+  world,
+} from './messaging-helpers.js';
 import { env } from './test-env.js';
 
 const agentCalls = (agent: TestAgent) => env.AGENT.get(env.AGENT.idFromName(agent.id)).takeRequestPathCalls();
@@ -129,5 +138,31 @@ describe('agent object round trips', () => {
     expect(after.body.unread).toBe(1);
     expect(channelCalls(after)).toBe(1);
     expect(channelCalls(await inbox(b))).toBe(1);
+  });
+
+  it('lets a claim-only client clear a drained channel, but keeps the hint of a leased delivery', async () => {
+    const { agents } = await world(2);
+    const [a, b] = agents as [TestAgent, TestAgent];
+    const { channel_id } = await sendOne(a, b, 'one');
+    const first = await claim(b, { limit: 5 });
+    expect(first.body.claims).toHaveLength(1);
+    // Leased, not ACKed: nothing claimable, but still unread, so the hint stays.
+    expect((await claim(b, { limit: 5 })).body.claims).toEqual([]);
+    const again = await claim(b, { limit: 5 });
+    expect(again.body.claims).toEqual([]);
+    expect(channelCalls(again)).toBe(1);
+    // The lease runs out: the same claim finds the delivery again through the hint it kept.
+    await shiftChannelClock(channel_id, 61_000);
+    const reclaimed = await claim(b, { limit: 5 });
+    expect(reclaimed.body.claims.map((x: any) => x.message.body)).toEqual(['one']);
+    await ack(b, [
+      { message_id: reclaimed.body.claims[0].message.message_id, claim_token: reclaimed.body.claims[0].claim_token },
+    ]);
+    // Drained: this claim finds nothing unread and leaves the clear for the next call, which asks no channel.
+    expect(channelCalls(await claim(b, { limit: 5 }))).toBe(1);
+    expect(channelCalls(await claim(b, { limit: 5 }))).toBe(0);
+    // And a new message is found at once.
+    await sendOne(a, b, 'two');
+    expect((await claim(b, { limit: 5 })).body.claims.map((x: any) => x.message.body)).toEqual(['two']);
   });
 });

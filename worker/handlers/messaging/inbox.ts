@@ -127,16 +127,19 @@ export const claimMessagesHandler: Handler<typeof claimMessages> = async ({ env,
   const claimed = await Promise.all(
     [...plan].map(async ([channelId, count]) => ({
       channelId,
-      claims: await calls.channel(channelId).claim(agent.agent_id, count, order, limits.claim_seconds),
+      answer: await calls.channel(channelId).claim(agent.agent_id, count, order, limits.claim_seconds),
     })),
   );
   calls.report(c);
   const only = candidates.length === 1 ? candidates[0]! : null;
-  if (only && !claimed[0]?.claims) {
-    if (only.gen === null) throw notFound(only.channel_id);
-    clearStale(agent.agent_id, [only]);
-  }
-  const claims = claimed.flatMap((x) => x.claims ?? []);
+  if (only && only.gen === null && !claimed[0]?.answer) throw notFound(only.channel_id);
+  // A channel that had nothing for the agent, not even a leased delivery, no longer needs its hint.
+  const drained = new Set(claimed.flatMap((x) => (!x.answer || x.answer.nothing_unread ? [x.channelId] : [])));
+  clearStale(
+    agent.agent_id,
+    candidates.filter((candidate) => drained.has(candidate.channel_id)),
+  );
+  const claims = claimed.flatMap((x) => x.answer?.claims ?? []);
   const key = (claim: (typeof claims)[number]): ClaimCandidate => ({
     channel_id: claim.message.channel_id,
     seq: claim.message.seq,
