@@ -218,34 +218,14 @@ export class ChannelDO extends DurableObject<Env> {
     return { claims: claims.map((c, i) => ({ ...c, message: messages[i]! })), nothing_unread: false };
   }
 
-  /**
-   * `nothing_unread`: this ACK read the agent's last unread delivery here, so the caller may clear
-   * the agent's hint for this channel (as after counts answering zero) and its next poll need not
-   * ask this channel again.
-   */
   async ack(
     agentId: string,
     items: readonly { message_id: string; claim_token: string }[],
-  ): Promise<{
-    outcomes: (AckOutcome | { message_id: string; status: 'rejected'; code: 'not_group_member' })[];
-    nothing_unread: boolean;
-  }> {
+  ): Promise<(AckOutcome | { message_id: string; status: 'rejected'; code: 'not_group_member' })[]> {
     const hashed = await Promise.all(
       items.map(async (item) => ({ message_id: item.message_id, tokenHash: await sha256Hex(item.claim_token) })),
     );
-    const now = this.now();
-    const outcomes = this.store.ack(agentId, hashed, now);
-    // Read in the same turn as the ACK (no await between), and only when it read something.
-    const nothingUnread =
-      outcomes.some((outcome) => outcome.status === 'read') && this.store.counts(agentId, now)?.unread === 0;
-    if (nothingUnread) this.knowledge.mayBeCleared(agentId);
-    return { outcomes: this.refusals(agentId, outcomes), nothing_unread: nothingUnread };
-  }
-
-  private refusals(
-    agentId: string,
-    outcomes: AckOutcome[],
-  ): (AckOutcome | { message_id: string; status: 'rejected'; code: 'not_group_member' })[] {
+    const outcomes = this.store.ack(agentId, hashed, this.now());
     // The store answers not_found to anyone who is not an active participant. In a group, someone
     // who left (or was never more than invited) is told why, and after dissolution the messages
     // are gone like any purged message; a stranger still learns nothing.

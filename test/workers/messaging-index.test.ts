@@ -41,11 +41,11 @@ describe('inbox index', () => {
     );
     expect(acked.body.results.every((r: any) => r.status === 'read')).toBe(true);
 
-    // The ACK read the last unread delivery of the three channels: their hints went with the
-    // agent's next call, so no poll asks them (agent-round-trips.test.ts covers the other repairs).
+    // The three hints are now stale: the next poll checks them once and clears them.
     const repair = await inbox(x);
     expect(repair.body.unread).toBe(0);
-    expect(channelCalls(repair)).toBe(0);
+    expect(channelCalls(repair)).toBe(3);
+    expect(channelCalls(await inbox(x))).toBe(0);
   }, 120_000); // setting up 201 agents takes a while; the assertions are about call counts, not time
 
   it('never loses a hint to a clear based on an older read', async () => {

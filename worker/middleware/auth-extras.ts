@@ -2,8 +2,7 @@
  * What an agent route's authentication call also answers, so that the route makes no call of its
  * own to the agent's object (docs/design/messaging.md, "One call to the agent's object"):
  *
- * - GET /inbox and POST /inbox/claim without channel_id: the channels with a pending hint (and
- *   POST /inbox/ack, whose handler clears the hints of the channels it drains);
+ * - GET /inbox and POST /inbox/claim without channel_id: the channels with a pending hint;
  * - POST /inbox/claim with channel_id, POST /inbox/ack: whether the agent's index knows the
  *   channel(s) the body names, as the path's and query's IDs already were (channel-access.ts).
  *
@@ -56,15 +55,14 @@ const EXTRAS: Record<string, Extras> = {
     needs: async (c, body) => {
       const acks = field(body, 'acks');
       const { limits } = await currentSettings(c.env);
-      // The pending list gives the hints' generations, for the channels this ACK drains.
-      if (!Array.isArray(acks) || acks.length > limits.max_claim_batch) return { channelIds: [], pending: true };
+      if (!Array.isArray(acks) || acks.length > limits.max_claim_batch) return { channelIds: [], pending: false };
       const ids = new Set<string>();
       for (const item of acks) {
         const messageId = field(item, 'message_id');
         const channelId = typeof messageId === 'string' ? channelOfMessageId(messageId) : null;
         if (isId(channelId)) ids.add(channelId);
       }
-      return { channelIds: [...ids], pending: true };
+      return { channelIds: [...ids], pending: false };
     },
   },
 };

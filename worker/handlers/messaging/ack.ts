@@ -3,7 +3,6 @@ import { ApiError, type ErrorCode } from '../../../core/contract/errors.js';
 import type { AckResult, ackMessages } from '../../../core/contract/operations/messaging.js';
 import { channelOfMessageId } from '../../../core/domain/ids.js';
 import { currentSettings } from '../../../core/lib/settings-cache.js';
-import { deferClears } from '../../lib/stale-hints.js';
 import { knownChannels } from '../channel-access.js';
 import type { Handler } from '../types.js';
 import { ChannelCalls } from './stubs.js';
@@ -26,8 +25,7 @@ function rejected(messageId: string, code: ErrorCode): Result {
 /**
  * POST /inbox/ack. Items may span channels: each message ID names its channel, so the items are
  * grouped and every channel checks and writes its own in one transaction. Results keep the
- * request's order. A channel whose last unread delivery this ACK read has its hint cleared on the
- * agent's next call, so that poll does not ask it again.
+ * request's order.
  */
 export const ackMessagesHandler: Handler<typeof ackMessages> = async ({ env, input, agent, c }) => {
   const { acks } = input.body;
@@ -53,15 +51,13 @@ export const ackMessagesHandler: Handler<typeof ackMessages> = async ({ env, inp
     byChannel.delete(channelId);
   }
   const calls = new ChannelCalls(env);
-  const drained: string[] = [];
   await Promise.all(
     [...byChannel].map(async ([channelId, indexes]) => {
       try {
-        const { outcomes, nothing_unread } = await calls.channel(channelId).ack(
+        const outcomes = await calls.channel(channelId).ack(
           agent.agent_id,
           indexes.map((i) => acks[i]!),
         );
-        if (nothing_unread) drained.push(channelId);
         outcomes.forEach((outcome, k) => {
           const i = indexes[k]!;
           results[i] =
@@ -76,15 +72,5 @@ export const ackMessagesHandler: Handler<typeof ackMessages> = async ({ env, inp
     }),
   );
   calls.report(c);
-  // The last unread delivery of these channels was just read: their hints are stale. The clear
-  // (compare-and-delete on the generation authentication read) rides on the agent's next call.
-  const pending = new Map((c.get('pendingChannels') ?? []).map((p) => [p.channel_id, p.gen]));
-  deferClears(
-    agent.agent_id,
-    drained.flatMap((channelId) => {
-      const gen = pending.get(channelId);
-      return gen === undefined ? [] : [{ channel_id: channelId, gen }];
-    }),
-  );
   return { results };
 };
