@@ -50,6 +50,9 @@ export type ClaimView = Omit<z.infer<typeof Claim>, 'message'> & { message: Mess
 /** One of an agent's channels for GET /channels (the wire model). */
 export type ChannelEntry = z.infer<typeof ChannelListEntry>;
 
+/** A channel whose pending hint is set in an agent's index, with the hint's generation (for compare-and-delete). */
+export type PendingChannel = Pick<ChannelEntry, 'channel_id' | 'kind'> & { gen: number };
+
 // Group catalog (durable-objects/group-catalog): the administrators' group is the wire model.
 
 export type CatalogGroup = z.infer<typeof AdminGroup>;

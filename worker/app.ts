@@ -22,7 +22,7 @@ import { handlers } from './handlers/index.js';
 import type { AppEnv, Handler } from './handlers/types.js';
 import { mountRemoteMcp } from './mcp.js';
 import { auditTrail, isAudited } from './middleware/audit.js';
-import { requireAdmin, requireAgent } from './middleware/auth.js';
+import { requireAdmin, requireAgentFor } from './middleware/auth.js';
 import { drainUnreadBody } from './middleware/drain-body.js';
 import { jsonBody } from './middleware/json-body.js';
 import { frontGuard, requestContext } from './middleware/request-context.js';
@@ -131,7 +131,7 @@ function middlewareFor(op: OperationDef) {
   // Every state change, with a body or not (key regenerate/revoke, deletes, logout), and first,
   // so a forged request is refused before it costs a session lookup.
   if (op.method !== 'get') middleware.push(sameOriginWrites);
-  if (op.role === 'agent') middleware.push(requireAgent);
+  if (op.role === 'agent') middleware.push(requireAgentFor(op));
   if (op.role === 'admin') middleware.push(requireAdmin);
   // After authentication (a request without a session is no administrator's action), before the
   // body is read, so a refused body is audited too.

@@ -12,9 +12,20 @@ import * as inbox from './inbox-index.js';
 import { RejectionLog, type RejectionReason } from './rejections.js';
 import * as schema from './schema.js';
 
+/** What an authentication call also does for the route, in the same round trip (worker/middleware/auth-extras.ts). */
+export interface AuthExtras {
+  /** Answer the channels with a pending hint (GET /inbox, POST /inbox/claim without channel_id). */
+  pending?: boolean;
+  /** Stale hints found by earlier polls, cleared (compare-and-delete) before `pending` is read. */
+  clear?: { channel_id: string; gen: number }[];
+}
+
 export type AuthResult =
-  /** `channels`: those of the asked channel/group IDs that this agent's index knows. */
-  | { status: 'ok'; agent: AuthedAgent; channels: string[] }
+  /**
+   * `channels`: those of the asked channel/group IDs that this agent's index knows; `pending`: the
+   * channels with a pending hint, when asked.
+   */
+  | { status: 'ok'; agent: AuthedAgent; channels: string[]; pending?: inbox.PendingChannel[] }
   | { status: 'unauthenticated' }
   | { status: 'source_ip_denied' };
 
@@ -78,8 +89,16 @@ export class AgentDO extends DurableObject<Env> {
    * `channelIds`: the channel or group IDs the request names (path or query). They are checked
    * against this agent's index in the same call, so a request about a channel the agent has never
    * been in is refused without opening (and so creating) that channel's object, at no extra hop.
+   * `extras` saves the route its own calls to this object (the pending list, stale-hint clears);
+   * they touch the index only once the key and the address passed, so a refused request writes
+   * nothing but its rejection count.
    */
-  async authenticate(keyHash: string, clientIp: string, channelIds: string[] = []): Promise<AuthResult> {
+  async authenticate(
+    keyHash: string,
+    clientIp: string,
+    channelIds: string[] = [],
+    extras: AuthExtras = {},
+  ): Promise<AuthResult> {
     const account = this.account;
     const keyMatches = !!account?.keyHash && digestsEqual(account.keyHash, keyHash);
     if (!account?.enabled || !keyMatches) {
@@ -92,6 +111,7 @@ export class AgentDO extends DurableObject<Env> {
       return { status: 'source_ip_denied' };
     }
     this.noteAccess(clientIp);
+    if (extras.clear && extras.clear.length > 0) inbox.clearPending(this.db, extras.clear);
     return {
       status: 'ok',
       agent: {
@@ -101,6 +121,7 @@ export class AgentDO extends DurableObject<Env> {
         host_id: account.hostId,
       },
       channels: inbox.knownChannels(this.db, channelIds),
+      ...(extras.pending && { pending: inbox.pendingChannels(this.db) }),
     };
   }
 

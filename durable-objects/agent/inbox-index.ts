@@ -16,7 +16,7 @@
 import { desc, eq, inArray } from 'drizzle-orm';
 import type { DrizzleSqliteDODatabase } from 'drizzle-orm/durable-sqlite';
 import type { ChannelKind } from '../../core/domain/ids.js';
-import type { ChannelEntry } from '../../core/rpc.js';
+import type { ChannelEntry, PendingChannel } from '../../core/rpc.js';
 import { iso } from '../shared/database.js';
 import { InboxHotSql } from './hot-sql.js';
 import * as schema from './schema.js';
@@ -45,13 +45,7 @@ export interface GroupMembershipEntry {
   state: 'active' | 'pending';
 }
 
-export interface PendingChannel {
-  channel_id: string;
-  kind: ChannelKind;
-  gen: number;
-}
-
-export type { ChannelEntry };
+export type { ChannelEntry, PendingChannel };
 
 const { channels, groupMemberships } = schema;
 

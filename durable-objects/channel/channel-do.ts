@@ -183,13 +183,18 @@ export class ChannelDO extends DurableObject<Env> {
     return peek;
   }
 
-  /** Claims up to `count` deliveries; `claimSeconds` is the setting in force now, fixed into the expiry. */
+  /**
+   * Claims up to `count` deliveries; `claimSeconds` is the setting in force now, fixed into the
+   * expiry. `nothing_unread`: nothing was claimable and nothing is unread either (not even leased),
+   * so the caller may clear the agent's hint for this channel, as after counts answering zero; a
+   * claim-only client would otherwise keep asking a drained channel.
+   */
   async claim(
     agentId: string,
     count: number,
     order: ClaimOrder,
     claimSeconds: number,
-  ): Promise<NamedClaimView[] | null> {
+  ): Promise<{ claims: NamedClaimView[]; nothing_unread: boolean } | null> {
     // Tokens are made and hashed before the transaction: WebCrypto is async, the transaction is not.
     const tokens = await Promise.all(
       Array.from({ length: count }, async () => {
@@ -197,13 +202,20 @@ export class ChannelDO extends DurableObject<Env> {
         return { token, hash: await sha256Hex(token) };
       }),
     );
-    const claims = this.store.claim(agentId, tokens, order, this.now(), claimSeconds * 1000);
+    const now = this.now();
+    const claims = this.store.claim(agentId, tokens, order, now, claimSeconds * 1000);
     if (!claims) {
       this.knowledge.mayBeCleared(agentId);
       return null;
     }
+    if (claims.length === 0) {
+      // Read in the same turn as the claim (no await between), so nothing lands in between.
+      const nothingUnread = this.store.counts(agentId, now)?.unread === 0;
+      if (nothingUnread) this.knowledge.mayBeCleared(agentId);
+      return { claims: [], nothing_unread: nothingUnread };
+    }
     const messages = await this.named(claims.map((c) => c.message));
-    return claims.map((c, i) => ({ ...c, message: messages[i]! }));
+    return { claims: claims.map((c, i) => ({ ...c, message: messages[i]! })), nothing_unread: false };
   }
 
   async ack(

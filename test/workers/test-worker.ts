@@ -9,6 +9,7 @@
  * wins over `export *`), so wrangler.toml's bindings resolve to them in the test runtime only.
  */
 import { count } from 'drizzle-orm';
+import { AgentDO as ProductionAgentDO } from '../../durable-objects/agent/agent-do.js';
 import { ChannelDO as ProductionChannelDO } from '../../durable-objects/channel/channel-do.js';
 import { RetentionDO as ProductionRetentionDO } from '../../durable-objects/retention/retention-do.js';
 import { uploadLeases } from '../../durable-objects/retention/schema.js';
@@ -21,6 +22,41 @@ export { default } from '../../worker/index.js';
 // How many channel Durable Object calls a request made, in a response header
 // (test/workers/messaging-helpers.ts `channelCalls`).
 ChannelCalls.observer = (c, n) => c.header('x-switchboard-channel-calls', String(n));
+
+/**
+ * Counts the calls the request path makes to an agent's object (authentication and the index
+ * reads and clears a route may make on its own), so tests can prove one call per request.
+ */
+export class AgentDO extends ProductionAgentDO {
+  private requestPathCalls = 0;
+
+  override async authenticate(...args: Parameters<ProductionAgentDO['authenticate']>) {
+    this.requestPathCalls++;
+    return super.authenticate(...args);
+  }
+
+  override async pendingChannels(...args: Parameters<ProductionAgentDO['pendingChannels']>) {
+    this.requestPathCalls++;
+    return super.pendingChannels(...args);
+  }
+
+  override async clearPending(...args: Parameters<ProductionAgentDO['clearPending']>) {
+    this.requestPathCalls++;
+    return super.clearPending(...args);
+  }
+
+  override async knownChannels(...args: Parameters<ProductionAgentDO['knownChannels']>) {
+    this.requestPathCalls++;
+    return super.knownChannels(...args);
+  }
+
+  /** The calls counted since the last time this was asked. */
+  async takeRequestPathCalls(): Promise<number> {
+    const n = this.requestPathCalls;
+    this.requestPathCalls = 0;
+    return n;
+  }
+}
 
 export class ChannelDO extends ProductionChannelDO {
   private clockOffsetMs = 0;

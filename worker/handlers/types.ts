@@ -3,7 +3,7 @@ import type { OperationId, Operations } from '../../core/contract/index.js';
 import type { OperationDef, OperationInput, OperationOutput } from '../../core/contract/registry.js';
 import type { AuthedAgent } from '../../core/domain/principals.js';
 import type { Env } from '../../core/env.js';
-import type { SessionView } from '../../core/rpc.js';
+import type { PendingChannel, SessionView } from '../../core/rpc.js';
 import type { BodyRelay } from '../lib/json-body.js';
 
 /** The signed-in administrator: the session, with the keyed hash of its token (to end it on logout). */
@@ -20,6 +20,10 @@ export interface AppVariables {
   jsonBody?: unknown;
   /** The request body's relay (middleware/drain-body.ts), for handlers that read a large body directly. */
   bodyRelay?: BodyRelay;
+  /** The body as read during authentication (middleware/auth-extras.ts): its value, or its refusal for later. */
+  earlyBody?: { value: unknown } | { error: unknown };
+  /** GET /inbox, POST /inbox/claim: the channels with a pending hint, answered by the authentication call. */
+  pendingChannels?: readonly PendingChannel[];
 }
 
 export type AppEnv = { Bindings: Env; Variables: AppVariables };

@@ -2,6 +2,7 @@ import type { Context } from 'hono';
 import { getCookie } from 'hono/cookie';
 import { createMiddleware } from 'hono/factory';
 import { ApiError } from '../../core/contract/errors.js';
+import type { OperationDef } from '../../core/contract/registry.js';
 import { channelOfFileId } from '../../core/domain/file-id.js';
 import { hasValidTag, parseApiKey, pepperOf, storedKeyHash } from '../../core/lib/api-key.js';
 import { keyedHash } from '../../core/lib/crypto.js';
@@ -9,6 +10,9 @@ import { registry } from '../../core/lib/settings-cache.js';
 import type { AppEnv } from '../handlers/types.js';
 import { legacyKeyAgents } from '../lib/legacy-keys.js';
 import { noteRefusedKey } from '../lib/refused-keys.js';
+import { takeClears } from '../lib/stale-hints.js';
+import { authExtrasFor } from './auth-extras.js';
+import { readJsonBody } from './json-body.js';
 
 export const SESSION_COOKIE = 'switchboard_session';
 
@@ -35,37 +39,64 @@ function namedChannels(c: Context<AppEnv>): string[] {
  * Durable Object, which holds the live hash, the enabled flag and the host addresses, so a revoked
  * key or a disabled agent fails at once. The same call checks the channel/group IDs that the
  * request names against the agent's index (`channelAccess`), so that handlers never open a
- * channel the agent has never been in (see worker/handlers/channel-access.ts).
+ * channel the agent has never been in (see worker/handlers/channel-access.ts), applies the stale
+ * hints earlier polls found (worker/lib/stale-hints.ts) and, for the inbox routes, answers what
+ * the route needs from the index (auth-extras.ts): one call to the agent's object per request.
  */
-export const requireAgent = createMiddleware<AppEnv>(async (c, next) => {
-  const header = c.req.header('authorization') ?? '';
-  const parsed = parseApiKey(/^Bearer\s+(\S+)\s*$/i.exec(header)?.[1] ?? '');
-  const pepper = pepperOf(c.env);
-  const tagged = await hasValidTag(pepper, parsed);
-  // Looked up for every untagged key, known agent or not, so that both cost the same.
-  const legacy = !tagged && (await legacyKeyAgents(c.env)).has(parsed?.agentId ?? '');
-  if (!parsed || !(tagged || legacy)) {
-    if (parsed) noteRefusedKey(c.env, (work) => c.executionCtx.waitUntil(work), parsed.agentId, c.get('clientIp'));
-    throw new ApiError('unauthenticated', UNAUTHENTICATED);
-  }
-  const keyHash = await storedKeyHash(pepper, parsed.key, tagged);
-  const stub = c.env.AGENT.get(c.env.AGENT.idFromName(parsed.agentId));
-  const channelIds = namedChannels(c);
-  const result = await stub.authenticate(keyHash, c.get('clientIp'), channelIds);
-  if (result.status === 'unauthenticated') throw new ApiError('unauthenticated', UNAUTHENTICATED);
-  if (result.status === 'source_ip_denied') {
-    // The address the server saw goes back to the caller (it is the caller's own), so a NAT,
-    // proxy or IPv4/IPv6 mix-up is visible without server logs.
-    const seen = c.get('clientIp');
-    throw new ApiError('source_ip_denied', `This address (${seen}) is not one of the agent's host addresses.`, {
-      target: seen,
+export function requireAgentFor(op: OperationDef | null) {
+  const extras = authExtrasFor(op);
+  return createMiddleware<AppEnv>(async (c, next) => {
+    const header = c.req.header('authorization') ?? '';
+    const parsed = parseApiKey(/^Bearer\s+(\S+)\s*$/i.exec(header)?.[1] ?? '');
+    const pepper = pepperOf(c.env);
+    const tagged = await hasValidTag(pepper, parsed);
+    // Looked up for every untagged key, known agent or not, so that both cost the same.
+    const legacy = !tagged && (await legacyKeyAgents(c.env)).has(parsed?.agentId ?? '');
+    if (!parsed || !(tagged || legacy)) {
+      if (parsed) noteRefusedKey(c.env, (work) => c.executionCtx.waitUntil(work), parsed.agentId, c.get('clientIp'));
+      throw new ApiError('unauthenticated', UNAUTHENTICATED);
+    }
+    const keyHash = await storedKeyHash(pepper, parsed.key, tagged);
+    const stub = c.env.AGENT.get(c.env.AGENT.idFromName(parsed.agentId));
+    const channelIds = namedChannels(c);
+    let pending = false;
+    if (extras && op) {
+      let body: unknown;
+      if (extras.readsBody) {
+        try {
+          body = await readJsonBody(c, op);
+          c.set('earlyBody', { value: body });
+        } catch (error) {
+          c.set('earlyBody', { error }); // refused after authentication, by jsonBody
+        }
+      }
+      const needs = await extras.needs(c, body);
+      for (const id of needs.channelIds) if (!channelIds.includes(id)) channelIds.push(id);
+      pending = needs.pending;
+    }
+    const result = await stub.authenticate(keyHash, c.get('clientIp'), channelIds, {
+      pending,
+      clear: takeClears(parsed.agentId),
     });
-  }
-  c.set('agent', result.agent);
-  const known = new Set(result.channels);
-  c.set('channelAccess', new Map(channelIds.map((id) => [id, known.has(id)])));
-  await next();
-});
+    if (result.status === 'unauthenticated') throw new ApiError('unauthenticated', UNAUTHENTICATED);
+    if (result.status === 'source_ip_denied') {
+      // The address the server saw goes back to the caller (it is the caller's own), so a NAT,
+      // proxy or IPv4/IPv6 mix-up is visible without server logs.
+      const seen = c.get('clientIp');
+      throw new ApiError('source_ip_denied', `This address (${seen}) is not one of the agent's host addresses.`, {
+        target: seen,
+      });
+    }
+    c.set('agent', result.agent);
+    const known = new Set(result.channels);
+    c.set('channelAccess', new Map(channelIds.map((id) => [id, known.has(id)])));
+    if (result.pending) c.set('pendingChannels', result.pending);
+    await next();
+  });
+}
+
+/** Agent authentication for routes outside the registry (`/mcp`): the path's and query's IDs only. */
+export const requireAgent = requireAgentFor(null);
 
 /** Admin routes: a live session cookie. An agent key never opens them. */
 export const requireAdmin = createMiddleware<AppEnv>(async (c, next) => {

@@ -1,8 +1,10 @@
 /**
  * GET /inbox and POST /inbox/claim over the agent's inbox index. Only channels the index marks as
- * pending are asked (in parallel); a channel that turns out to have nothing unread for the agent
- * has its hint cleared by compare-and-delete on the generation read, so a message that arrived
- * meanwhile keeps it. With a channel_id filter the channel is asked directly: no hint needed.
+ * pending are asked (in parallel); the authentication call already answered which ones
+ * (middleware/auth-extras.ts). A channel that turns out to have nothing unread for the agent has
+ * its hint cleared by compare-and-delete on the generation read, so a message that arrived
+ * meanwhile keeps it; the clear rides on the agent's next authentication (lib/stale-hints.ts). With
+ * a channel_id filter the channel is asked directly: no hint needed.
  */
 import type { Context } from 'hono';
 import { ApiError } from '../../../core/contract/errors.js';
@@ -11,6 +13,7 @@ import { type ClaimCandidate, compareCandidates, planClaims } from '../../../cor
 import { type ChannelKind, channelKindOf } from '../../../core/domain/ids.js';
 import type { Env } from '../../../core/env.js';
 import { currentSettings } from '../../../core/lib/settings-cache.js';
+import { deferClears } from '../../lib/stale-hints.js';
 import { isKnownChannel } from '../channel-access.js';
 import type { AppEnv, Handler } from '../types.js';
 import { agentIndex, ChannelCalls } from './stubs.js';
@@ -35,17 +38,21 @@ async function candidateChannels(
     if (!(await isKnownChannel(c, env, agentId, filter.channel_id))) throw notFound(filter.channel_id);
     return [{ channel_id: filter.channel_id, kind, gen: null }];
   }
-  return agentIndex(env, agentId).pendingChannels(filter.kind);
+  // Answered by the authentication call on the served routes; asked here otherwise.
+  const pending = c.get('pendingChannels') ?? (await agentIndex(env, agentId).pendingChannels());
+  return pending.filter((p) => !filter.kind || p.kind === filter.kind);
 }
 
 function notFound(channelId: string): ApiError {
   return new ApiError('not_found', 'No such channel.', { field: 'channel_id', target: channelId });
 }
 
-/** Clears hints of channels found without unread deliveries (compare-and-delete on `gen`). */
-async function clearStale(env: Env, agentId: string, stale: Candidate[]): Promise<void> {
-  const entries = stale.flatMap((c) => (c.gen === null ? [] : [{ channel_id: c.channel_id, gen: c.gen }]));
-  if (entries.length > 0) await agentIndex(env, agentId).clearPending(entries);
+/** Clears hints of channels found without unread deliveries (compare-and-delete on `gen`), on the agent's next call. */
+function clearStale(agentId: string, stale: Candidate[]): void {
+  deferClears(
+    agentId,
+    stale.flatMap((c) => (c.gen === null ? [] : [{ channel_id: c.channel_id, gen: c.gen }])),
+  );
 }
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
@@ -61,8 +68,7 @@ export const getInboxHandler: Handler<typeof getInbox> = async ({ env, input, ag
   );
   calls.report(c);
   if (input.query.channel_id && answers.length === 1 && !answers[0]!.counts) throw notFound(input.query.channel_id);
-  await clearStale(
-    env,
+  clearStale(
     agent.agent_id,
     answers.filter((a) => !a.counts || a.counts.unread === 0).map((a) => a.candidate),
   );
@@ -108,8 +114,7 @@ export const claimMessagesHandler: Handler<typeof claimMessages> = async ({ env,
         peek: await calls.channel(candidate.channel_id).claimCandidates(agent.agent_id, limit, order),
       })),
     );
-    await clearStale(
-      env,
+    clearStale(
       agent.agent_id,
       peeks.filter((p) => !p.peek || p.peek.unread === 0).map((p) => p.candidate),
     );
@@ -122,16 +127,19 @@ export const claimMessagesHandler: Handler<typeof claimMessages> = async ({ env,
   const claimed = await Promise.all(
     [...plan].map(async ([channelId, count]) => ({
       channelId,
-      claims: await calls.channel(channelId).claim(agent.agent_id, count, order, limits.claim_seconds),
+      answer: await calls.channel(channelId).claim(agent.agent_id, count, order, limits.claim_seconds),
     })),
   );
   calls.report(c);
   const only = candidates.length === 1 ? candidates[0]! : null;
-  if (only && !claimed[0]?.claims) {
-    if (only.gen === null) throw notFound(only.channel_id);
-    await clearStale(env, agent.agent_id, [only]);
-  }
-  const claims = claimed.flatMap((x) => x.claims ?? []);
+  if (only && only.gen === null && !claimed[0]?.answer) throw notFound(only.channel_id);
+  // A channel that had nothing for the agent, not even a leased delivery, no longer needs its hint.
+  const drained = new Set(claimed.flatMap((x) => (!x.answer || x.answer.nothing_unread ? [x.channelId] : [])));
+  clearStale(
+    agent.agent_id,
+    candidates.filter((candidate) => drained.has(candidate.channel_id)),
+  );
+  const claims = claimed.flatMap((x) => x.answer?.claims ?? []);
   const key = (claim: (typeof claims)[number]): ClaimCandidate => ({
     channel_id: claim.message.channel_id,
     seq: claim.message.seq,
