@@ -20,6 +20,8 @@
 // Usage: npm run profile -- [--op me|directory|inbox|limits|history|send|claim|mix|hello|none]
 //        [--seconds 10] [--clients 16] [--top 30] [--targets NAME,NAME (isolates whose id contains one)]
 //        [--out DIR (default $TMPDIR/switchboard-profiles)] [--interval 500 (µs)] [--json FILE]
+//        [--max-messages N (sets max_messages_per_channel first: a low cap puts every channel of
+//        `--op send` at its cap during the warm-up, so the profile shows retention's purge per send)]
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { SourceMap } from 'node:module';
 import net from 'node:net';
@@ -39,6 +41,7 @@ const { values } = parseArgs({
     interval: { type: 'string', default: '500' },
     json: { type: 'string' },
     targets: { type: 'string' },
+    'max-messages': { type: 'string' },
   },
 });
 const SECONDS = Number(values.seconds);
@@ -103,6 +106,13 @@ async function prepare(pool) {
   };
   const login = await call('POST', '/api/v1/admin/login', { body: { username: 'admin', password: ADMIN_PASSWORD } });
   const cookie = String(login.headers['set-cookie']).split(';')[0];
+  if (values['max-messages'] !== undefined) {
+    const set = await call('PATCH', '/api/v1/admin/settings', {
+      cookie,
+      body: { max_messages_per_channel: Number(values['max-messages']) },
+    });
+    if (set.status !== 200) throw new Error(`PATCH /admin/settings: ${set.status} ${JSON.stringify(set.body)}`);
+  }
   const host = (
     await call('POST', '/api/v1/admin/hosts', { cookie, body: { name: 'profile', addresses: ['127.0.0.1'] } })
   ).body.host;
