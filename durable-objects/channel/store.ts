@@ -6,7 +6,7 @@
  * write, so concurrent requests to the channel cannot interleave inside them.
  */
 
-import { and, asc, count, desc, eq, gt, inArray, isNull, lt, lte, or, type SQL, sql } from 'drizzle-orm';
+import { and, asc, count, desc, eq, gt, isNull, lt, or, sql } from 'drizzle-orm';
 import type { DrizzleSqliteDODatabase } from 'drizzle-orm/durable-sqlite';
 import {
   type AdminChannelFilter,
@@ -31,13 +31,14 @@ import type { ChannelNote } from '../agent/inbox-index.js';
 import { iso } from '../shared/database.js';
 import { ChannelFiles, type ChannelFileView, type StoredFileRef } from './files.js';
 import { ChannelHotSql } from './hot-sql.js';
+import { ChannelPurgeSql, type Victims } from './purge-sql.js';
 import * as schema from './schema.js';
 
 export type Db = DrizzleSqliteDODatabase<typeof schema>;
 type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
 type Q = Db | Tx;
 
-const { channel, participants, messages, deliveries, dedup, purged, notifyOutbox } = schema;
+const { channel, participants, messages, deliveries, purged, notifyOutbox } = schema;
 
 /** How many purged message IDs a channel remembers for `message_purged` answers. */
 export const PURGED_IDS_KEPT = 1_000;
@@ -145,11 +146,15 @@ export class ChannelStore {
   readonly files: ChannelFiles;
   /** Fixed-text statements of the hot paths (hot-sql.ts); they join the open transaction, if any. */
   private readonly hot: ChannelHotSql;
+  /** Retention's deletions, fixed text too (purge-sql.ts). */
+  private readonly purge: ChannelPurgeSql;
 
   constructor(private readonly db: Db) {
     this.files = new ChannelFiles(db);
     // drizzle's durable-sqlite driver keeps the storage it was opened on as `$client` (untyped here).
-    this.hot = new ChannelHotSql((db as unknown as { $client: DurableObjectStorage }).$client.sql);
+    const storage = (db as unknown as { $client: DurableObjectStorage }).$client.sql;
+    this.hot = new ChannelHotSql(storage);
+    this.purge = new ChannelPurgeSql(storage);
   }
 
   /** Whether deletions are owed and whether the retention catalog knows this channel (one statement). */
@@ -324,13 +329,10 @@ export class ChannelStore {
    */
   enforceRetention(tx: Tx, maxMessages: number, now: number, maxFiles?: number): void {
     const edge = this.hot.retentionEdge(maxMessages);
-    if (edge !== undefined) this.purgeMessages(tx, lte(messages.seq, edge), now);
+    if (edge !== undefined) this.purgeMessages(tx, { upTo: edge }, now);
     if (maxFiles === undefined) return;
     // A list, not a subquery over `files`: purging deletes those rows before the messages.
-    const overCap = this.files.fileSeqsUpTo(tx, this.files.fileCapEdge(tx, maxFiles));
-    for (let i = 0; i < overCap.length; i += 500) {
-      this.purgeMessages(tx, inArray(messages.seq, overCap.slice(i, i + 500)), now);
-    }
+    this.purgeMessages(tx, { seqs: this.purge.overFileCap(maxFiles) }, now);
   }
 
   /**
@@ -361,47 +363,19 @@ export class ChannelStore {
         if (!last) break;
         after = last.seq;
       }
-      for (let i = 0; i < victims.length; i += 500) {
-        this.purgeMessages(tx, inArray(messages.seq, victims.slice(i, i + 500)), now);
-      }
+      this.purgeMessages(tx, { seqs: victims }, now);
       this.enforceRetention(tx, limits.maxMessages, now, limits.maxFiles);
     });
   }
 
   /**
-   * Deletes the messages matching `which` with everything that refers to them: deliveries (and so
-   * their claims and ACK metadata) and dedup pointers, leaving only their IDs as tombstones.
-   * Subqueries, not ID lists, so any number of victims fits in one statement each.
+   * Deletes the victims with everything that refers to them: files (each object gets a deletion
+   * job), deliveries (and so their claims and ACK metadata) and dedup pointers, leaving only their
+   * IDs as tombstones (the newest PURGED_IDS_KEPT). Fixed-text statements (purge-sql.ts), each one
+   * over all victims; `_tx` says where they run: inside the caller's transaction.
    */
-  purgeMessages(tx: Tx, which: SQL, now: number): void {
-    const victims = tx.select({ seq: messages.seq }).from(messages).where(which);
-    // Files first: their rows go and their objects get deletion jobs in this same transaction.
-    this.files.purge(tx, victims, now);
-    tx.delete(deliveries).where(inArray(deliveries.seq, victims)).run();
-    tx.delete(dedup).where(inArray(dedup.seq, victims)).run();
-    tx.insert(purged)
-      .select(
-        tx
-          .select({
-            messageId: messages.messageId,
-            seq: messages.seq,
-            purgedAt: sql<number>`${now}`.as('purged_at'),
-            threadId: messages.threadId,
-          })
-          .from(messages)
-          .where(which),
-      )
-      .onConflictDoNothing()
-      .run();
-    tx.delete(messages).where(which).run();
-    const oldestKept = tx
-      .select({ seq: purged.seq })
-      .from(purged)
-      .orderBy(desc(purged.seq))
-      .limit(1)
-      .offset(PURGED_IDS_KEPT)
-      .get();
-    if (oldestKept) tx.delete(purged).where(lte(purged.seq, oldestKept.seq)).run();
+  purgeMessages(_tx: Tx, victims: Victims, now: number): void {
+    this.purge.purge(victims, now, PURGED_IDS_KEPT);
   }
 
   /** Writes registry names into messages stored before names were kept (channel-do.ts `named`). */

@@ -3,7 +3,6 @@
  * clock: claims, expiry, ACK deadlines, dedup, retention and purge.
  */
 import { env, runInDurableObject } from 'cloudflare:test';
-import { eq } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/durable-sqlite';
 import { describe, expect, it } from 'vitest';
 import type { MessageContent } from '../../core/domain/content.js';
@@ -287,7 +286,7 @@ describe('channel store: count retention and purge', () => {
       const x = send(store, channelId, A, 'X');
       const y = send(store, channelId, A, 'Y');
       // A purge of the newest (as retroactive limits can do) removes the pointer in its transaction.
-      db.transaction((tx) => store.purgeMessages(tx, eq(schema.messages.seq, y.seq), T0));
+      db.transaction((tx) => store.purgeMessages(tx, { seqs: [y.seq] }, T0));
       expect(db.select().from(schema.dedup).all()).toEqual([]);
       expect(store.history(A, null, 10, 'asc')!.messages.map((m) => m.message_id)).toEqual([x.message_id]);
       // X is still retained, but it is not A's comparison message any more: no fallback.
