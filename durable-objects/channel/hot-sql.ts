@@ -24,6 +24,23 @@ const MESSAGE_COLUMNS =
 const DELIVERY_COLUMNS =
   'd.seq as d_seq, d.recipient_id, d.state, d.claim_hash, d.claim_expires_at, d.replaced_hashes, d.ack_hash, d.ack_deadline';
 
+/** History's statements by shape: order, with or without a cursor, with or without a thread. */
+type HistoryShape = `${'asc' | 'desc'}${'' | '-after'}${'' | '-thread'}`;
+const HISTORY = {} as Record<HistoryShape, string>;
+for (const order of ['asc', 'desc'] as const) {
+  for (const after of [false, true]) {
+    for (const thread of [false, true]) {
+      const where = [
+        after ? (order === 'asc' ? 'm.seq > ?' : 'm.seq < ?') : null,
+        thread ? '(m.thread_id = ? or (m.message_id = ? and m.thread_id is null))' : null,
+      ].filter((w) => w !== null);
+      HISTORY[`${order}${after ? '-after' : ''}${thread ? '-thread' : ''}` as const] =
+        `select ${MESSAGE_COLUMNS} from messages m${where.length > 0 ? ` where ${where.join(' and ')}` : ''}
+          order by m.seq ${order} limit ?`;
+    }
+  }
+}
+
 // Column values as schema.ts types them (the statements name every column they read).
 type Value = SqlStorageValue | undefined;
 const str = (v: Value): string => v as string;
@@ -225,6 +242,29 @@ export class ChannelHotSql {
       seq,
       agentId,
     );
+  }
+
+  /** A remembered purged message (its tombstone): its thread, null when it was a root. */
+  purgedThread(messageId: string): { threadId: string | null } | undefined {
+    const r = this.first('select thread_id from purged where message_id = ?', messageId);
+    return r && { threadId: strOrNull(r.thread_id) };
+  }
+
+  /**
+   * A history page by seq: `limit` messages after (asc) or before (desc) `afterSeq`, optionally of
+   * one thread only (the root, thread_id null with its own ID, and its replies). One fixed text
+   * per shape (HISTORY), so each keeps its own plan: the seq range on the primary key, the thread
+   * on messages_thread and the message_id index.
+   */
+  historyRows(afterSeq: number | null, limit: number, order: 'asc' | 'desc', threadId?: string): MessageRow[] {
+    const text = HISTORY[`${order}${afterSeq === null ? '' : '-after'}${threadId === undefined ? '' : '-thread'}`];
+    const params: SqlStorageValue[] = [];
+    if (afterSeq !== null) params.push(afterSeq);
+    if (threadId !== undefined) params.push(threadId, threadId);
+    return this.sql
+      .exec<Row>(text, ...params, limit)
+      .toArray()
+      .map(messageRow);
   }
 
   isPurged(messageId: string): boolean {

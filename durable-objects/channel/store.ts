@@ -6,7 +6,7 @@
  * write, so concurrent requests to the channel cannot interleave inside them.
  */
 
-import { and, asc, count, desc, eq, gt, isNull, lt, or, sql } from 'drizzle-orm';
+import { and, asc, count, desc, eq, gt, isNull, lt, sql } from 'drizzle-orm';
 import type { DrizzleSqliteDODatabase } from 'drizzle-orm/durable-sqlite';
 import {
   type AdminChannelFilter,
@@ -38,7 +38,7 @@ export type Db = DrizzleSqliteDODatabase<typeof schema>;
 type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
 type Q = Db | Tx;
 
-const { channel, participants, messages, deliveries, purged, notifyOutbox } = schema;
+const { channel, participants, messages, deliveries, notifyOutbox } = schema;
 
 /** How many purged message IDs a channel remembers for `message_purged` answers. */
 export const PURGED_IDS_KEPT = 1_000;
@@ -203,15 +203,11 @@ export class ChannelStore {
    * The message `replyTo` answers, if this channel has it: retained, or among the remembered purged
    * IDs (the newest PURGED_IDS_KEPT), whose tombstones keep their thread. Null: not of this channel.
    */
-  replyTarget(replyTo: string, q: Q = this.db): ReplyTarget | null {
+  replyTarget(replyTo: string, _q: Q = this.db): ReplyTarget | null {
     const live = this.hot.messageById(replyTo);
     if (live) return { thread_id: live.threadId ?? replyTo, purged: false };
-    const gone = q
-      .select({ id: purged.messageId, thread: purged.threadId })
-      .from(purged)
-      .where(eq(purged.messageId, replyTo))
-      .get();
-    return gone ? { thread_id: gone.thread ?? gone.id, purged: true } : null;
+    const gone = this.hot.purgedThread(replyTo);
+    return gone ? { thread_id: gone.threadId ?? replyTo, purged: true } : null;
   }
 
   /** A refused reply stores nothing: the copy of its file (if any) goes, in the same transaction. */
@@ -237,10 +233,8 @@ export class ChannelStore {
         .run();
       return;
     }
-    const members = tx
-      .select({ id: participants.agentId })
-      .from(participants)
-      .all()
+    const members = this.hot
+      .participants()
       .map((p) => p.id)
       .sort();
     if (row.channelId !== channelId || row.kind !== 'private' || members.join('\n') !== [a, b].sort().join('\n')) {
@@ -492,21 +486,7 @@ export class ChannelStore {
     order: 'asc' | 'desc',
     threadId?: string,
   ): HistoryPage {
-    const rows = this.db
-      .select()
-      .from(messages)
-      .where(
-        and(
-          afterSeq === null ? undefined : order === 'asc' ? gt(messages.seq, afterSeq) : lt(messages.seq, afterSeq),
-          // The root (thread_id null, its own ID) and its replies: both sides use an index.
-          threadId === undefined
-            ? undefined
-            : or(eq(messages.threadId, threadId), and(eq(messages.messageId, threadId), isNull(messages.threadId))),
-        ),
-      )
-      .orderBy(order === 'asc' ? asc(messages.seq) : desc(messages.seq))
-      .limit(limit + 1)
-      .all();
+    const rows = this.hot.historyRows(afterSeq, limit + 1, order, threadId);
     const page = rows.slice(0, limit);
     return {
       messages: page.map((m) => messageView(where, m)),
