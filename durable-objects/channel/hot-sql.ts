@@ -24,6 +24,36 @@ const MESSAGE_COLUMNS =
 const DELIVERY_COLUMNS =
   'd.seq as d_seq, d.recipient_id, d.state, d.claim_hash, d.claim_expires_at, d.replaced_hashes, d.ack_hash, d.ack_deadline';
 
+/**
+ * The seqs of an agent's claimable deliveries (?1 the agent, ?2 now, ?3 the limit), best first.
+ * Two ranges of the deliveries_recipient index (recipient, state, seq), each already in seq order,
+ * merged: an agent's read deliveries (up to the message cap in every channel it has read) are
+ * never visited. The former single query (`state = 'unread' or (state = 'leased' and …)`) could
+ * use the index on the recipient only, so it walked every read delivery and sorted the rest.
+ */
+function claimableSeqs(direction: 'asc' | 'desc'): string {
+  return `select seq from deliveries where recipient_id = ?1 and state = 'unread'
+    union all
+    select seq from deliveries where recipient_id = ?1 and state = 'leased' and claim_expires_at <= ?2
+    order by seq ${direction} limit ?3`;
+}
+
+const CANDIDATES = {
+  oldest: `select x.seq, m.created_at from (${claimableSeqs('asc')}) x join messages m on m.seq = x.seq order by x.seq asc`,
+  newest: `select x.seq, m.created_at from (${claimableSeqs('desc')}) x join messages m on m.seq = x.seq order by x.seq desc`,
+};
+
+function claimableRows(direction: 'asc' | 'desc'): string {
+  return `select ${DELIVERY_COLUMNS}, ${MESSAGE_COLUMNS} from (${claimableSeqs(direction)}) x
+    join deliveries d on d.seq = x.seq and d.recipient_id = ?1 join messages m on m.seq = x.seq
+    order by x.seq ${direction}`;
+}
+
+const CLAIMABLE = { oldest: claimableRows('asc'), newest: claimableRows('desc') };
+
+/** The claim statements' texts, for the test that checks their query plans. */
+export const CLAIM_SQL = { candidates: CANDIDATES, claimable: CLAIMABLE };
+
 /** History's statements by shape: order, with or without a cursor, with or without a thread. */
 type HistoryShape = `${'asc' | 'desc'}${'' | '-after'}${'' | '-thread'}`;
 const HISTORY = {} as Record<HistoryShape, string>;
@@ -192,14 +222,7 @@ export class ChannelHotSql {
   /** The agent's claimable deliveries (unread, or leased with an expired claim) in seq order, with their messages. */
   claimable(agentId: string, now: number, order: 'oldest' | 'newest', limit: number) {
     const rows = this.sql
-      .exec<Row>(
-        `select ${DELIVERY_COLUMNS}, ${MESSAGE_COLUMNS} from deliveries d join messages m on m.seq = d.seq
-          where d.recipient_id = ? and (d.state = 'unread' or (d.state = 'leased' and d.claim_expires_at <= ?))
-          order by d.seq ${order === 'oldest' ? 'asc' : 'desc'} limit ?`,
-        agentId,
-        now,
-        limit,
-      )
+      .exec<Row>(order === 'oldest' ? CLAIMABLE.oldest : CLAIMABLE.newest, agentId, now, limit)
       .toArray();
     return rows.map((r) => ({ d: deliveryRow(r), m: messageRow(r) }));
   }
@@ -207,14 +230,7 @@ export class ChannelHotSql {
   /** Seq and creation time of the agent's claimable deliveries, for the cross-channel merge. */
   claimCandidates(agentId: string, now: number, order: 'oldest' | 'newest', limit: number) {
     return this.sql
-      .exec<Row>(
-        `select d.seq, m.created_at from deliveries d join messages m on m.seq = d.seq
-          where d.recipient_id = ? and (d.state = 'unread' or (d.state = 'leased' and d.claim_expires_at <= ?))
-          order by d.seq ${order === 'oldest' ? 'asc' : 'desc'} limit ?`,
-        agentId,
-        now,
-        limit,
-      )
+      .exec<Row>(order === 'oldest' ? CANDIDATES.oldest : CANDIDATES.newest, agentId, now, limit)
       .toArray()
       .map((r) => ({ seq: num(r.seq), created_at: num(r.created_at) }));
   }
