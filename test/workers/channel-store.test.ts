@@ -351,7 +351,7 @@ describe('channel store: claim statements', () => {
 
   it('claims unread and expired leases merged in seq order, both orders, past read deliveries', async () => {
     await withStore((store, _db, channelId) => {
-      for (let i = 1; i <= 8; i++) send(store, channelId, A, `m${i}`);
+      for (let i = 1; i <= 8; i++) send(store, channelId, A, `m${i}`, T0 - 100 + i);
       // 1-2 read, 3 leased (expires at T0 + CLAIM_MS), 4-5 leased later (expires later), 6-8 unread.
       const first = store.claim(B, tokens(2), 'oldest', T0, CLAIM_MS)!;
       store.ack(
@@ -362,6 +362,13 @@ describe('channel store: claim statements', () => {
       store.claim(B, tokens(1), 'oldest', T0, CLAIM_MS);
       store.claim(B, tokens(2), 'oldest', T0 + 10_000, CLAIM_MS);
       const afterFirstExpiry = T0 + CLAIM_MS;
+      // Counts: 3..8 not read, 4 and 5 under a live lease, the oldest not read is 3's time.
+      expect(store.counts(B, afterFirstExpiry)).toEqual({
+        unread: 6,
+        claimable: 4,
+        leased: 2,
+        oldest_unread_at: T0 - 97,
+      });
       expect(store.claimCandidates(B, 10, 'oldest', afterFirstExpiry)!.candidates.map((c) => c.seq)).toEqual([
         3, 6, 7, 8,
       ]);
