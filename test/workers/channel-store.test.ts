@@ -302,7 +302,14 @@ describe('channel store: count retention and purge', () => {
     await withStore((store, db, channelId) => {
       const first = send(store, channelId, A, 'm0', T0, 1);
       for (let i = 1; i <= PURGED_IDS_KEPT + 5; i++) send(store, channelId, A, `m${i}`, T0, 1);
-      expect(db.select().from(schema.purged).all().length).toBe(PURGED_IDS_KEPT);
+      const kept = db
+        .select()
+        .from(schema.purged)
+        .all()
+        .map((p) => p.seq);
+      // The newest by seq stay: seqs 1..KEPT+5 were purged, 6..KEPT+5 are remembered.
+      expect(kept.length).toBe(PURGED_IDS_KEPT);
+      expect([Math.min(...kept), Math.max(...kept)]).toEqual([6, PURGED_IDS_KEPT + 5]);
       expect(store.ack(B, [{ message_id: first.message_id, tokenHash: 'x' }], T0)[0]).toMatchObject({
         code: 'not_found',
       });
