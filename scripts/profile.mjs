@@ -24,6 +24,7 @@
 //        `--op send` at its cap during the warm-up, so the profile shows retention's purge per send)]
 //        [--read-backlog N (before the run, each agent receives N messages from the next one and
 //        claims and ACKs them all: a long-lived channel's read deliveries, for --op claim/inbox)]
+//        [--unread-backlog N (the same N messages left unread: an agent with a backlog, for --op inbox)]
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { SourceMap } from 'node:module';
 import net from 'node:net';
@@ -45,6 +46,7 @@ const { values } = parseArgs({
     targets: { type: 'string' },
     'max-messages': { type: 'string' },
     'read-backlog': { type: 'string' },
+    'unread-backlog': { type: 'string' },
   },
 });
 const SECONDS = Number(values.seconds);
@@ -132,7 +134,8 @@ async function prepare(pool) {
     body: { to_agent_ids: [agents[1].id], body: 'seed' },
   });
   const channel = sent.body.results[0].channel_id;
-  const backlog = Number(values['read-backlog'] ?? 0);
+  const unread = values['unread-backlog'] !== undefined;
+  const backlog = Number(values['read-backlog'] ?? values['unread-backlog'] ?? 0);
   for (let i = 0; i < agents.length && backlog > 0; i++) {
     const from = agents[(i + 1) % agents.length];
     for (let m = 0; m < backlog; m++) {
@@ -142,7 +145,7 @@ async function prepare(pool) {
       });
       if (res.status !== 200) throw new Error(`backlog send: ${res.status}`);
     }
-    for (;;) {
+    while (!unread) {
       const res = await call('POST', '/api/v1/inbox/claim', { key: agents[i].key, body: { limit: 100 } });
       if (res.status !== 200) throw new Error(`backlog claim: ${res.status}`);
       if (res.body.claims.length === 0) break;
