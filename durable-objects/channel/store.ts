@@ -30,7 +30,7 @@ import type { ChannelSearchHit, ClaimView, MessageView } from '../../core/rpc.js
 import type { ChannelNote } from '../agent/inbox-index.js';
 import { iso } from '../shared/database.js';
 import { ChannelFiles, type ChannelFileView, type StoredFileRef } from './files.js';
-import { ChannelHotSql } from './hot-sql.js';
+import { ChannelHotSql, type ChannelRow } from './hot-sql.js';
 import { ChannelPurgeSql, type Victims } from './purge-sql.js';
 import * as schema from './schema.js';
 
@@ -180,8 +180,8 @@ export class ChannelStore {
     return this.db.transaction((tx) => {
       // Before the channel is created: a refused reply stores nothing, not even the channel row.
       if (input.replyTo !== undefined && !this.replyTarget(input.replyTo, tx)) return this.refuseReply(tx, input);
-      this.ensureDirect(tx, input.channelId, input.senderId, input.recipientId, input.now);
-      return this.insertMessage(tx, input, input.content, input.maxMessages, input.now, input);
+      const row = this.ensureDirect(tx, input.channelId, input.senderId, input.recipientId, input.now);
+      return this.insertMessage(tx, row, input, input.content, input.maxMessages, input.now, input);
     });
   }
 
@@ -190,12 +190,13 @@ export class ChannelStore {
   send(input: ChannelSend): SendOutcome | ReplyRefused | null;
   send(input: ChannelSend): SendOutcome | ReplyRefused | null {
     return this.db.transaction((tx) => {
-      if (!this.channelRow(tx) || !this.isActive(input.senderId)) {
+      const row = this.channelRow(tx);
+      if (!row || !this.isActive(input.senderId)) {
         if (input.file) this.files.abandonCopy(tx, input.file.objectKey, input.now);
         return null;
       }
       if (input.replyTo !== undefined && !this.replyTarget(input.replyTo, tx)) return this.refuseReply(tx, input);
-      return this.insertMessage(tx, input, input.content, input.maxMessages, input.now, input);
+      return this.insertMessage(tx, row, input, input.content, input.maxMessages, input.now, input);
     });
   }
 
@@ -221,7 +222,8 @@ export class ChannelStore {
     return this.hot.channelRow();
   }
 
-  private ensureDirect(tx: Tx, channelId: string, a: string, b: string, now: number): void {
+  /** The pair's channel row, created with its two participants on first use (then read back). */
+  private ensureDirect(tx: Tx, channelId: string, a: string, b: string, now: number): ChannelRow | undefined {
     const row = this.channelRow(tx);
     if (!row) {
       tx.insert(channel).values({ id: 1, channelId, kind: 'private', createdAt: now }).run();
@@ -231,7 +233,7 @@ export class ChannelStore {
           { agentId: b, state: 'active', since: now },
         ])
         .run();
-      return;
+      return this.channelRow(tx);
     }
     const members = this.hot
       .participants()
@@ -240,15 +242,18 @@ export class ChannelStore {
     if (row.channelId !== channelId || row.kind !== 'private' || members.join('\n') !== [a, b].sort().join('\n')) {
       throw new ChannelIdentityError(`channel ${row.channelId} is not the private channel of this pair`);
     }
+    return row;
   }
 
   /**
    * Dedup compare and insert, in the caller's transaction. The comparison is with the sender's
    * latest retained message in this channel only: other senders never move the pointer, a
    * duplicate attempt does not either, and a purged pointer is gone (no fallback to older ones).
+   * `row` is the channel row the caller read in this transaction (one read per send, not two).
    */
   private insertMessage(
     tx: Tx,
+    row: ChannelRow | undefined,
     sender: Sender,
     content: MessageContent,
     maxMessages: number,
@@ -256,7 +261,6 @@ export class ChannelStore {
     withFile: FileSend = {},
   ): SendOutcome {
     const { senderId } = sender;
-    const row = this.channelRow(tx);
     if (!row) throw new Error('channel not initialized');
     const previous = this.comparisonMessage(tx, senderId);
     // reply_to is not content (api-v1's comparison fields are the body and the file): a retry
