@@ -20,6 +20,11 @@
 // Usage: npm run profile -- [--op me|directory|inbox|limits|history|send|claim|mix|hello|none]
 //        [--seconds 10] [--clients 16] [--top 30] [--targets NAME,NAME (isolates whose id contains one)]
 //        [--out DIR (default $TMPDIR/switchboard-profiles)] [--interval 500 (µs)] [--json FILE]
+//        [--max-messages N (sets max_messages_per_channel first: a low cap puts every channel of
+//        `--op send` at its cap during the warm-up, so the profile shows retention's purge per send)]
+//        [--read-backlog N (before the run, each agent receives N messages from the next one and
+//        claims and ACKs them all: a long-lived channel's read deliveries, for --op claim/inbox)]
+//        [--unread-backlog N (the same N messages left unread: an agent with a backlog, for --op inbox)]
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { SourceMap } from 'node:module';
 import net from 'node:net';
@@ -39,6 +44,9 @@ const { values } = parseArgs({
     interval: { type: 'string', default: '500' },
     json: { type: 'string' },
     targets: { type: 'string' },
+    'max-messages': { type: 'string' },
+    'read-backlog': { type: 'string' },
+    'unread-backlog': { type: 'string' },
   },
 });
 const SECONDS = Number(values.seconds);
@@ -103,6 +111,13 @@ async function prepare(pool) {
   };
   const login = await call('POST', '/api/v1/admin/login', { body: { username: 'admin', password: ADMIN_PASSWORD } });
   const cookie = String(login.headers['set-cookie']).split(';')[0];
+  if (values['max-messages'] !== undefined) {
+    const set = await call('PATCH', '/api/v1/admin/settings', {
+      cookie,
+      body: { max_messages_per_channel: Number(values['max-messages']) },
+    });
+    if (set.status !== 200) throw new Error(`PATCH /admin/settings: ${set.status} ${JSON.stringify(set.body)}`);
+  }
   const host = (
     await call('POST', '/api/v1/admin/hosts', { cookie, body: { name: 'profile', addresses: ['127.0.0.1'] } })
   ).body.host;
@@ -119,6 +134,26 @@ async function prepare(pool) {
     body: { to_agent_ids: [agents[1].id], body: 'seed' },
   });
   const channel = sent.body.results[0].channel_id;
+  const unread = values['unread-backlog'] !== undefined;
+  const backlog = Number(values['read-backlog'] ?? values['unread-backlog'] ?? 0);
+  for (let i = 0; i < agents.length && backlog > 0; i++) {
+    const from = agents[(i + 1) % agents.length];
+    for (let m = 0; m < backlog; m++) {
+      const res = await call('POST', '/api/v1/messages/direct', {
+        key: from.key,
+        body: { to_agent_ids: [agents[i].id], body: `backlog ${m}` },
+      });
+      if (res.status !== 200) throw new Error(`backlog send: ${res.status}`);
+    }
+    while (!unread) {
+      const res = await call('POST', '/api/v1/inbox/claim', { key: agents[i].key, body: { limit: 100 } });
+      if (res.status !== 200) throw new Error(`backlog claim: ${res.status}`);
+      if (res.body.claims.length === 0) break;
+      const acks = res.body.claims.map((c) => ({ message_id: c.message.message_id, claim_token: c.claim_token }));
+      const ack = await call('POST', '/api/v1/inbox/ack', { key: agents[i].key, body: { acks } });
+      if (ack.status !== 200) throw new Error(`backlog ack: ${ack.status}`);
+    }
+  }
   let n = 0;
   const key = (i) => agents[i % agents.length].key;
   /** One request of the chosen operation from client `i`: [method, path, options, expected status]. */

@@ -1,5 +1,4 @@
 import { DurableObject } from 'cloudflare:workers';
-import { sql } from 'drizzle-orm';
 import { ApiError } from '../../core/contract/errors.js';
 import type { AdminChannelFilter, ChannelAdminSummary } from '../../core/domain/admin-channels.js';
 import type { ClaimOrder } from '../../core/domain/claim-plan.js';
@@ -378,7 +377,7 @@ export class ChannelDO extends DurableObject<Env> {
   /** Every message goes through purgeMessages, the channel's one deletion path (files included). */
   async dissolve(groupId: string): Promise<void> {
     const now = this.now();
-    this.groups.dissolve(groupId, (tx) => this.store.purgeMessages(tx, sql`1 = 1`, now));
+    this.groups.dissolve(groupId, (tx) => this.store.purgeMessages(tx, { upTo: Number.MAX_SAFE_INTEGER }, now));
     await this.afterMembershipChange();
     await this.attachments.afterWrite(false);
     // The catalog drops the group from the administrators' list and the overview's totals at once.

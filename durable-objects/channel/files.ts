@@ -4,7 +4,7 @@
  * store (store.ts) calls into this from its own transactions, so a message and its file are
  * always inserted and deleted together.
  */
-import { asc, desc, eq, gt, inArray, lt, lte, sql } from 'drizzle-orm';
+import { asc, desc, eq, gt, lt, lte, sql } from 'drizzle-orm';
 import type { DrizzleSqliteDODatabase } from 'drizzle-orm/durable-sqlite';
 import type { AttachmentRecord } from '../../core/domain/content.js';
 import { iso } from '../shared/database.js';
@@ -59,38 +59,6 @@ export class ChannelFiles {
   attach(tx: Tx, seq: number, file: StoredFileRef): void {
     tx.insert(files).values({ seq, fileId: file.fileId, objectKey: file.objectKey, size: file.size }).run();
     tx.delete(pendingObjects).where(eq(pendingObjects.objectKey, file.objectKey)).run();
-  }
-
-  /**
-   * In the purge transaction, before the messages go: their files' rows go and their objects get
-   * deletion jobs. `victims` selects message seqs.
-   */
-  purge(tx: Tx, victims: any, now: number): void {
-    const doomed = tx.select({ key: files.objectKey }).from(files).where(inArray(files.seq, victims)).all();
-    if (doomed.length === 0) return;
-    tx.delete(files).where(inArray(files.seq, victims)).run();
-    this.queue.enqueue(
-      tx,
-      doomed.map((d) => ({ key: d.key })),
-      now,
-    );
-  }
-
-  /** The seq of the newest file message that is over the file cap, if any. */
-  fileCapEdge(q: Q, maxFiles: number): number | null {
-    const edge = q.select({ seq: files.seq }).from(files).orderBy(desc(files.seq)).limit(1).offset(maxFiles).get();
-    return edge?.seq ?? null;
-  }
-
-  /** Seqs of the file messages at or before `edge` (none when it is null). */
-  fileSeqsUpTo(q: Q, edge: number | null): number[] {
-    if (edge === null) return [];
-    return q
-      .select({ seq: files.seq })
-      .from(files)
-      .where(lte(files.seq, edge))
-      .all()
-      .map((r) => r.seq);
   }
 
   /** Seqs of file messages whose file is now over `maxBytes`. */

@@ -6,7 +6,7 @@
  * write, so concurrent requests to the channel cannot interleave inside them.
  */
 
-import { and, asc, count, desc, eq, gt, inArray, isNull, lt, lte, or, type SQL, sql } from 'drizzle-orm';
+import { and, asc, count, desc, eq, gt, isNull, lt, sql } from 'drizzle-orm';
 import type { DrizzleSqliteDODatabase } from 'drizzle-orm/durable-sqlite';
 import {
   type AdminChannelFilter,
@@ -30,14 +30,15 @@ import type { ChannelSearchHit, ClaimView, MessageView } from '../../core/rpc.js
 import type { ChannelNote } from '../agent/inbox-index.js';
 import { iso } from '../shared/database.js';
 import { ChannelFiles, type ChannelFileView, type StoredFileRef } from './files.js';
-import { ChannelHotSql } from './hot-sql.js';
+import { ChannelHotSql, type ChannelRow } from './hot-sql.js';
+import { ChannelPurgeSql, type Victims } from './purge-sql.js';
 import * as schema from './schema.js';
 
 export type Db = DrizzleSqliteDODatabase<typeof schema>;
 type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
 type Q = Db | Tx;
 
-const { channel, participants, messages, deliveries, dedup, purged, notifyOutbox } = schema;
+const { channel, participants, messages, deliveries, notifyOutbox } = schema;
 
 /** How many purged message IDs a channel remembers for `message_purged` answers. */
 export const PURGED_IDS_KEPT = 1_000;
@@ -145,11 +146,15 @@ export class ChannelStore {
   readonly files: ChannelFiles;
   /** Fixed-text statements of the hot paths (hot-sql.ts); they join the open transaction, if any. */
   private readonly hot: ChannelHotSql;
+  /** Retention's deletions, fixed text too (purge-sql.ts). */
+  private readonly purge: ChannelPurgeSql;
 
   constructor(private readonly db: Db) {
     this.files = new ChannelFiles(db);
     // drizzle's durable-sqlite driver keeps the storage it was opened on as `$client` (untyped here).
-    this.hot = new ChannelHotSql((db as unknown as { $client: DurableObjectStorage }).$client.sql);
+    const storage = (db as unknown as { $client: DurableObjectStorage }).$client.sql;
+    this.hot = new ChannelHotSql(storage);
+    this.purge = new ChannelPurgeSql(storage);
   }
 
   /** Whether deletions are owed and whether the retention catalog knows this channel (one statement). */
@@ -175,8 +180,8 @@ export class ChannelStore {
     return this.db.transaction((tx) => {
       // Before the channel is created: a refused reply stores nothing, not even the channel row.
       if (input.replyTo !== undefined && !this.replyTarget(input.replyTo, tx)) return this.refuseReply(tx, input);
-      this.ensureDirect(tx, input.channelId, input.senderId, input.recipientId, input.now);
-      return this.insertMessage(tx, input, input.content, input.maxMessages, input.now, input);
+      const row = this.ensureDirect(tx, input.channelId, input.senderId, input.recipientId, input.now);
+      return this.insertMessage(tx, row, input, input.content, input.maxMessages, input.now, input);
     });
   }
 
@@ -185,12 +190,13 @@ export class ChannelStore {
   send(input: ChannelSend): SendOutcome | ReplyRefused | null;
   send(input: ChannelSend): SendOutcome | ReplyRefused | null {
     return this.db.transaction((tx) => {
-      if (!this.channelRow(tx) || !this.isActive(input.senderId)) {
+      const row = this.channelRow(tx);
+      if (!row || !this.isActive(input.senderId)) {
         if (input.file) this.files.abandonCopy(tx, input.file.objectKey, input.now);
         return null;
       }
       if (input.replyTo !== undefined && !this.replyTarget(input.replyTo, tx)) return this.refuseReply(tx, input);
-      return this.insertMessage(tx, input, input.content, input.maxMessages, input.now, input);
+      return this.insertMessage(tx, row, input, input.content, input.maxMessages, input.now, input);
     });
   }
 
@@ -198,15 +204,11 @@ export class ChannelStore {
    * The message `replyTo` answers, if this channel has it: retained, or among the remembered purged
    * IDs (the newest PURGED_IDS_KEPT), whose tombstones keep their thread. Null: not of this channel.
    */
-  replyTarget(replyTo: string, q: Q = this.db): ReplyTarget | null {
+  replyTarget(replyTo: string, _q: Q = this.db): ReplyTarget | null {
     const live = this.hot.messageById(replyTo);
     if (live) return { thread_id: live.threadId ?? replyTo, purged: false };
-    const gone = q
-      .select({ id: purged.messageId, thread: purged.threadId })
-      .from(purged)
-      .where(eq(purged.messageId, replyTo))
-      .get();
-    return gone ? { thread_id: gone.thread ?? gone.id, purged: true } : null;
+    const gone = this.hot.purgedThread(replyTo);
+    return gone ? { thread_id: gone.threadId ?? replyTo, purged: true } : null;
   }
 
   /** A refused reply stores nothing: the copy of its file (if any) goes, in the same transaction. */
@@ -220,7 +222,8 @@ export class ChannelStore {
     return this.hot.channelRow();
   }
 
-  private ensureDirect(tx: Tx, channelId: string, a: string, b: string, now: number): void {
+  /** The pair's channel row, created with its two participants on first use (then read back). */
+  private ensureDirect(tx: Tx, channelId: string, a: string, b: string, now: number): ChannelRow | undefined {
     const row = this.channelRow(tx);
     if (!row) {
       tx.insert(channel).values({ id: 1, channelId, kind: 'private', createdAt: now }).run();
@@ -230,26 +233,27 @@ export class ChannelStore {
           { agentId: b, state: 'active', since: now },
         ])
         .run();
-      return;
+      return this.channelRow(tx);
     }
-    const members = tx
-      .select({ id: participants.agentId })
-      .from(participants)
-      .all()
+    const members = this.hot
+      .participants()
       .map((p) => p.id)
       .sort();
     if (row.channelId !== channelId || row.kind !== 'private' || members.join('\n') !== [a, b].sort().join('\n')) {
       throw new ChannelIdentityError(`channel ${row.channelId} is not the private channel of this pair`);
     }
+    return row;
   }
 
   /**
    * Dedup compare and insert, in the caller's transaction. The comparison is with the sender's
    * latest retained message in this channel only: other senders never move the pointer, a
    * duplicate attempt does not either, and a purged pointer is gone (no fallback to older ones).
+   * `row` is the channel row the caller read in this transaction (one read per send, not two).
    */
   private insertMessage(
     tx: Tx,
+    row: ChannelRow | undefined,
     sender: Sender,
     content: MessageContent,
     maxMessages: number,
@@ -257,7 +261,6 @@ export class ChannelStore {
     withFile: FileSend = {},
   ): SendOutcome {
     const { senderId } = sender;
-    const row = this.channelRow(tx);
     if (!row) throw new Error('channel not initialized');
     const previous = this.comparisonMessage(tx, senderId);
     // reply_to is not content (api-v1's comparison fields are the body and the file): a retry
@@ -324,13 +327,10 @@ export class ChannelStore {
    */
   enforceRetention(tx: Tx, maxMessages: number, now: number, maxFiles?: number): void {
     const edge = this.hot.retentionEdge(maxMessages);
-    if (edge !== undefined) this.purgeMessages(tx, lte(messages.seq, edge), now);
+    if (edge !== undefined) this.purgeMessages(tx, { upTo: edge }, now);
     if (maxFiles === undefined) return;
     // A list, not a subquery over `files`: purging deletes those rows before the messages.
-    const overCap = this.files.fileSeqsUpTo(tx, this.files.fileCapEdge(tx, maxFiles));
-    for (let i = 0; i < overCap.length; i += 500) {
-      this.purgeMessages(tx, inArray(messages.seq, overCap.slice(i, i + 500)), now);
-    }
+    this.purgeMessages(tx, { seqs: this.purge.overFileCap(maxFiles) }, now);
   }
 
   /**
@@ -361,47 +361,19 @@ export class ChannelStore {
         if (!last) break;
         after = last.seq;
       }
-      for (let i = 0; i < victims.length; i += 500) {
-        this.purgeMessages(tx, inArray(messages.seq, victims.slice(i, i + 500)), now);
-      }
+      this.purgeMessages(tx, { seqs: victims }, now);
       this.enforceRetention(tx, limits.maxMessages, now, limits.maxFiles);
     });
   }
 
   /**
-   * Deletes the messages matching `which` with everything that refers to them: deliveries (and so
-   * their claims and ACK metadata) and dedup pointers, leaving only their IDs as tombstones.
-   * Subqueries, not ID lists, so any number of victims fits in one statement each.
+   * Deletes the victims with everything that refers to them: files (each object gets a deletion
+   * job), deliveries (and so their claims and ACK metadata) and dedup pointers, leaving only their
+   * IDs as tombstones (the newest PURGED_IDS_KEPT). Fixed-text statements (purge-sql.ts), each one
+   * over all victims; `_tx` says where they run: inside the caller's transaction.
    */
-  purgeMessages(tx: Tx, which: SQL, now: number): void {
-    const victims = tx.select({ seq: messages.seq }).from(messages).where(which);
-    // Files first: their rows go and their objects get deletion jobs in this same transaction.
-    this.files.purge(tx, victims, now);
-    tx.delete(deliveries).where(inArray(deliveries.seq, victims)).run();
-    tx.delete(dedup).where(inArray(dedup.seq, victims)).run();
-    tx.insert(purged)
-      .select(
-        tx
-          .select({
-            messageId: messages.messageId,
-            seq: messages.seq,
-            purgedAt: sql<number>`${now}`.as('purged_at'),
-            threadId: messages.threadId,
-          })
-          .from(messages)
-          .where(which),
-      )
-      .onConflictDoNothing()
-      .run();
-    tx.delete(messages).where(which).run();
-    const oldestKept = tx
-      .select({ seq: purged.seq })
-      .from(purged)
-      .orderBy(desc(purged.seq))
-      .limit(1)
-      .offset(PURGED_IDS_KEPT)
-      .get();
-    if (oldestKept) tx.delete(purged).where(lte(purged.seq, oldestKept.seq)).run();
+  purgeMessages(_tx: Tx, victims: Victims, now: number): void {
+    this.purge.purge(victims, now, PURGED_IDS_KEPT);
   }
 
   /** Writes registry names into messages stored before names were kept (channel-do.ts `named`). */
@@ -518,21 +490,7 @@ export class ChannelStore {
     order: 'asc' | 'desc',
     threadId?: string,
   ): HistoryPage {
-    const rows = this.db
-      .select()
-      .from(messages)
-      .where(
-        and(
-          afterSeq === null ? undefined : order === 'asc' ? gt(messages.seq, afterSeq) : lt(messages.seq, afterSeq),
-          // The root (thread_id null, its own ID) and its replies: both sides use an index.
-          threadId === undefined
-            ? undefined
-            : or(eq(messages.threadId, threadId), and(eq(messages.messageId, threadId), isNull(messages.threadId))),
-        ),
-      )
-      .orderBy(order === 'asc' ? asc(messages.seq) : desc(messages.seq))
-      .limit(limit + 1)
-      .all();
+    const rows = this.hot.historyRows(afterSeq, limit + 1, order, threadId);
     const page = rows.slice(0, limit);
     return {
       messages: page.map((m) => messageView(where, m)),

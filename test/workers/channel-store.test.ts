@@ -3,11 +3,11 @@
  * clock: claims, expiry, ACK deadlines, dedup, retention and purge.
  */
 import { env, runInDurableObject } from 'cloudflare:test';
-import { eq } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/durable-sqlite';
 import { describe, expect, it } from 'vitest';
 import type { MessageContent } from '../../core/domain/content.js';
 import { channelOfMessageId, dmChannelId } from '../../core/domain/ids.js';
+import { CLAIM_SQL } from '../../durable-objects/channel/hot-sql.js';
 import * as schema from '../../durable-objects/channel/schema.js';
 import { ChannelStore, PURGED_IDS_KEPT } from '../../durable-objects/channel/store.js';
 
@@ -287,7 +287,7 @@ describe('channel store: count retention and purge', () => {
       const x = send(store, channelId, A, 'X');
       const y = send(store, channelId, A, 'Y');
       // A purge of the newest (as retroactive limits can do) removes the pointer in its transaction.
-      db.transaction((tx) => store.purgeMessages(tx, eq(schema.messages.seq, y.seq), T0));
+      db.transaction((tx) => store.purgeMessages(tx, { seqs: [y.seq] }, T0));
       expect(db.select().from(schema.dedup).all()).toEqual([]);
       expect(store.history(A, null, 10, 'asc')!.messages.map((m) => m.message_id)).toEqual([x.message_id]);
       // X is still retained, but it is not A's comparison message any more: no fallback.
@@ -302,7 +302,14 @@ describe('channel store: count retention and purge', () => {
     await withStore((store, db, channelId) => {
       const first = send(store, channelId, A, 'm0', T0, 1);
       for (let i = 1; i <= PURGED_IDS_KEPT + 5; i++) send(store, channelId, A, `m${i}`, T0, 1);
-      expect(db.select().from(schema.purged).all().length).toBe(PURGED_IDS_KEPT);
+      const kept = db
+        .select()
+        .from(schema.purged)
+        .all()
+        .map((p) => p.seq);
+      // The newest by seq stay: seqs 1..KEPT+5 were purged, 6..KEPT+5 are remembered.
+      expect(kept.length).toBe(PURGED_IDS_KEPT);
+      expect([Math.min(...kept), Math.max(...kept)]).toEqual([6, PURGED_IDS_KEPT + 5]);
       expect(store.ack(B, [{ message_id: first.message_id, tokenHash: 'x' }], T0)[0]).toMatchObject({
         code: 'not_found',
       });
@@ -327,6 +334,63 @@ describe('channel store: history', () => {
       expect(store.history(B, desc1.next_seq, 3, 'desc')!.messages.map((m) => m.seq)).toEqual([2, 1]);
       expect(store.history('agt_mallory', null, 3, 'asc')).toBeNull();
       expect(store.counts(B, T0)).toMatchObject({ unread: 3, claimable: 3 });
+    });
+  });
+});
+
+describe('channel store: claim statements', () => {
+  it('find claimable deliveries by recipient and state, never walking the read ones', async () => {
+    await withStore((store, _db, channelId) => {
+      send(store, channelId, A, 'one');
+      const storage = (store as unknown as { db: { $client: DurableObjectStorage } }).db.$client;
+      for (const text of [...Object.values(CLAIM_SQL.candidates), ...Object.values(CLAIM_SQL.claimable)]) {
+        const plan = storage.sql
+          .exec<{ detail: string }>(`explain query plan ${text}`, B, T0, 5)
+          .toArray()
+          .map((r) => r.detail);
+        const onDeliveries = plan.filter((d) => d.includes('deliveries_recipient'));
+        // Both ranges (unread; leased) use the index on (recipient, state): read ones are skipped.
+        expect(onDeliveries).toHaveLength(2);
+        for (const d of onDeliveries) expect(d).toContain('(recipient_id=? AND state=?)');
+      }
+    });
+  });
+
+  it('claims unread and expired leases merged in seq order, both orders, past read deliveries', async () => {
+    await withStore((store, _db, channelId) => {
+      for (let i = 1; i <= 8; i++) send(store, channelId, A, `m${i}`, T0 - 100 + i);
+      // 1-2 read, 3 leased (expires at T0 + CLAIM_MS), 4-5 leased later (expires later), 6-8 unread.
+      const first = store.claim(B, tokens(2), 'oldest', T0, CLAIM_MS)!;
+      store.ack(
+        B,
+        first.map((c) => ({ message_id: c.message.message_id, tokenHash: hashOf(c.claim_token) })),
+        T0,
+      );
+      store.claim(B, tokens(1), 'oldest', T0, CLAIM_MS);
+      store.claim(B, tokens(2), 'oldest', T0 + 10_000, CLAIM_MS);
+      const afterFirstExpiry = T0 + CLAIM_MS;
+      // Counts: 3..8 not read, 4 and 5 under a live lease, the oldest not read is 3's time.
+      expect(store.counts(B, afterFirstExpiry)).toEqual({
+        unread: 6,
+        claimable: 4,
+        leased: 2,
+        oldest_unread_at: T0 - 97,
+      });
+      expect(store.claimCandidates(B, 10, 'oldest', afterFirstExpiry)!.candidates.map((c) => c.seq)).toEqual([
+        3, 6, 7, 8,
+      ]);
+      expect(store.claimCandidates(B, 2, 'newest', afterFirstExpiry)!.candidates.map((c) => c.seq)).toEqual([8, 7]);
+      const later = T0 + 10_000 + CLAIM_MS;
+      expect(store.claimCandidates(B, 4, 'oldest', later)!.candidates.map((c) => c.seq)).toEqual([3, 4, 5, 6]);
+      expect(store.claim(B, tokens(3), 'newest', later, CLAIM_MS)!.map((c) => [c.message.seq, c.message.body])).toEqual(
+        [
+          [8, 'm8'],
+          [7, 'm7'],
+          [6, 'm6'],
+        ],
+      );
+      expect(store.claim(B, tokens(5), 'oldest', later, CLAIM_MS)!.map((c) => c.message.seq)).toEqual([3, 4, 5]);
+      expect(store.claim(B, tokens(5), 'oldest', later, CLAIM_MS)).toEqual([]);
     });
   });
 });
