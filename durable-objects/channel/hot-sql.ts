@@ -124,7 +124,7 @@ export class ChannelHotSql {
   channelRow(): ChannelRow | undefined {
     const r = this.first(
       `select channel_id, kind, name, created_at, last_seq, last_created_at, status, membership_version,
-        catalog_version from channel where id = 1`,
+        catalog_version, indexed_seq from channel where id = 1`,
     );
     return (
       r && {
@@ -138,8 +138,26 @@ export class ChannelHotSql {
         status: str(r.status) as ChannelRow['status'],
         membershipVersion: num(r.membership_version),
         catalogVersion: num(r.catalog_version),
+        indexedSeq: num(r.indexed_seq),
       }
     );
+  }
+
+  /**
+   * Adds the retained messages the search index does not have yet (seq above indexed_seq) in one
+   * batch, and moves indexed_seq to last_seq: whatever lies in between is either indexed now or
+   * gone (purged unindexed, which the delete trigger skipped). One FTS5 segment per batch instead
+   * of one per send (migrations/channel/0006_deferred_search_index.sql). Run inside the caller's
+   * transaction or synchronous turn, so the two statements commit together.
+   */
+  indexPending(): void {
+    const waiting = this.first('select last_seq > indexed_seq as waiting from channel where id = 1');
+    if (!waiting?.waiting) return;
+    this.run(
+      `insert into messages_fts (rowid, body)
+        select seq, body from messages where seq > (select indexed_seq from channel where id = 1) order by seq`,
+    );
+    this.run('update channel set indexed_seq = last_seq where id = 1 and indexed_seq < last_seq');
   }
 
   /** The sender's latest retained message here (its dedup pointer), if any. */

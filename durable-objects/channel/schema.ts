@@ -25,6 +25,12 @@ export const channel = sqliteTable('channel', {
   membershipVersion: integer('membership_version').notNull().default(0),
   /** Groups: the membership version the group catalog has confirmed (behind: a snapshot is due). */
   catalogVersion: integer('catalog_version').notNull().default(0),
+  /**
+   * Messages up to this seq are in the search index (messages_fts); newer ones are added in
+   * batches, by a send once INDEX_BATCH are waiting or by the first search that needs them
+   * (durable-objects/channel/hot-sql.ts indexPending). The delete triggers skip the newer ones.
+   */
+  indexedSeq: integer('indexed_seq').notNull().default(0),
 });
 
 /**

@@ -40,6 +40,12 @@ type Q = Db | Tx;
 
 const { channel, participants, messages, deliveries, notifyOutbox } = schema;
 
+/**
+ * How many sends may wait for the search index: the batch a send indexes together, and the most a
+ * search has to index before it reads (hot-sql.ts indexPending). Each batch is one FTS5 segment.
+ */
+export const SEARCH_INDEX_BATCH = 64;
+
 /** How many purged message IDs a channel remembers for `message_purged` answers. */
 export const PURGED_IDS_KEPT = 1_000;
 
@@ -291,6 +297,8 @@ export class ChannelStore {
     });
     if (withFile.file) this.files.attach(tx, seq, withFile.file);
     this.enforceRetention(tx, maxMessages, now, withFile.maxFiles);
+    // After retention: a message purged before its batch never costs the index anything.
+    if (seq - row.indexedSeq >= SEARCH_INDEX_BATCH) this.hot.indexPending();
     return {
       status: 'sent' as const,
       message_id: messageId,
@@ -556,6 +564,7 @@ export class ChannelStore {
   private newestContaining(needle: string): { message_id: string; seq: number; body: string } | null {
     const plan = searchPlan(needle, 'phrase');
     if (plan.match !== null) {
+      this.hot.indexPending();
       return (
         this.db
           .all<{ message_id: string; seq: number; body: string }>(
@@ -594,6 +603,7 @@ export class ChannelStore {
   countContaining(needle: string): number {
     const plan = searchPlan(needle, 'phrase');
     if (plan.match !== null) {
+      this.hot.indexPending();
       return (
         this.db
           .all<{ n: number }>(sql`select count(*) as n from messages_fts where messages_fts match ${plan.match}`)
@@ -644,6 +654,7 @@ export class ChannelStore {
     const channelId = this.channelRow(this.db)?.channelId;
     if (!channelId) return [];
     const plan = searchPlan(query);
+    if (plan.match !== null) this.hot.indexPending();
     const terms = searchTerms(query);
     const hits: ChannelSearchHit[] = [];
     // Keyset pages: with short terms some rows fail the JavaScript check, so more may be needed.

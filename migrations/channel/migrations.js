@@ -4,6 +4,7 @@ import m0002 from './0002_files.sql';
 import m0003 from './0003_admin_catalog_report.sql';
 import m0004 from './0004_threads.sql';
 import m0005 from './0005_search_index.sql';
+import m0006 from './0006_deferred_search_index.sql';
 import journal from './meta/_journal.json';
 
 export default {
@@ -15,5 +16,6 @@ export default {
     m0003,
     m0004,
     m0005,
+    m0006,
   },
 };
