@@ -230,16 +230,24 @@ export class ChannelHotSql {
    * time is that of the lowest unread seq, since created_at never decreases with seq in a channel
    * (store.ts insertMessage). sqlite3, 1,000 unread: 160-250 us -> 37-50 us; with 5, +2-5 us.
    */
-  counts(agentId: string, now: number): { unread: number; leased: number; oldest: number | null } {
+  counts(agentId: string, now: number): { active: boolean; unread: number; leased: number; oldest: number | null } {
+    // The participant check rides in the same statement: every poll of a pending channel asks this,
+    // and a statement costs about as much in workerd's per-call overhead as its lookups.
     const r = this.first(
-      `select (select count(*) from deliveries where recipient_id = ?1 and state in ('unread', 'leased')) as unread,
+      `select (select state = 'active' from participants where agent_id = ?1) as active,
+        (select count(*) from deliveries where recipient_id = ?1 and state in ('unread', 'leased')) as unread,
         (select count(*) from deliveries where recipient_id = ?1 and state = 'leased' and claim_expires_at > ?2) as leased,
         (select created_at from messages where seq =
           (select min(seq) from deliveries where recipient_id = ?1 and state in ('unread', 'leased'))) as oldest`,
       agentId,
       now,
     );
-    return { unread: num(r?.unread ?? 0), leased: num(r?.leased ?? 0), oldest: numOrNull(r?.oldest ?? null) };
+    return {
+      active: r?.active === 1,
+      unread: num(r?.unread ?? 0),
+      leased: num(r?.leased ?? 0),
+      oldest: numOrNull(r?.oldest ?? null),
+    };
   }
 
   /** The agent's claimable deliveries (unread, or leased with an expired claim) in seq order, with their messages. */

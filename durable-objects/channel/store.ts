@@ -400,8 +400,8 @@ export class ChannelStore {
 
   /** The agent's counts here, or null when it is not an active participant. */
   counts(agentId: string, now: number): InboxCounts | null {
-    if (!this.isActive(agentId)) return null;
-    const { unread, leased, oldest } = this.hot.counts(agentId, now);
+    const { active, unread, leased, oldest } = this.hot.counts(agentId, now);
+    if (!active) return null;
     return { unread, claimable: unread - leased, leased, oldest_unread_at: oldest };
   }
 
@@ -414,6 +414,8 @@ export class ChannelStore {
   ): { candidates: { seq: number; created_at: number }[]; unread: number } | null {
     const counts = this.counts(agentId, now);
     if (!counts) return null;
+    // A stale hint (nothing unread) needs no second statement.
+    if (counts.unread === 0) return { candidates: [], unread: 0 };
     const candidates = this.hot.claimCandidates(agentId, now, order, limit);
     return { candidates, unread: counts.unread };
   }
