@@ -18,7 +18,8 @@
 // prints how many requests of each kind it made, so the per-request figure is the mix's own.
 //
 // Usage: npm run profile -- [--op me|directory|inbox|limits|history|send|claim|mix|hello|none]
-//        [--seconds 10] [--clients 16] [--top 30] [--targets NAME,NAME (isolates whose id contains one)]
+//        [--seconds 10] [--clients 16] [--rate N (open loop at N req/s instead of closed-loop clients;
+//        the clients then only pick the agents)] [--top 30] [--targets NAME,NAME (isolates whose id contains one)]
 //        [--out DIR (default $TMPDIR/switchboard-profiles)] [--interval 500 (µs)] [--json FILE]
 //        [--max-messages N (sets max_messages_per_channel first: a low cap puts every channel of
 //        `--op send` at its cap during the warm-up, so the profile shows retention's purge per send)]
@@ -39,6 +40,7 @@ const { values } = parseArgs({
     op: { type: 'string', default: 'me' },
     seconds: { type: 'string', default: '10' },
     clients: { type: 'string', default: '16' },
+    rate: { type: 'string' },
     top: { type: 'string', default: '30' },
     out: { type: 'string', default: join(os.tmpdir(), 'switchboard-profiles') },
     interval: { type: 'string', default: '500' },
@@ -51,6 +53,8 @@ const { values } = parseArgs({
 });
 const SECONDS = Number(values.seconds);
 const CLIENTS = Number(values.clients);
+/** Open loop at this many requests per second (the same work per request in A/B runs); else closed loop. */
+const RATE = values.rate ? Number(values.rate) : null;
 const TOP = Number(values.top);
 
 async function freePort() {
@@ -305,21 +309,35 @@ async function drive({ call, op, counts, latency }, seconds) {
   if (counts) for (const kind of Object.keys(counts)) counts[kind] = latency[kind] = 0;
   let requests = 0;
   let errors = 0;
+  const once = async (client) => {
+    const spec = op(client);
+    // The mix hands back a request of its own making that answers whether it succeeded.
+    const ok =
+      typeof spec === 'function'
+        ? await spec().catch(() => false)
+        : await call(spec[0], spec[1], spec[2])
+            .then((res) => res.status === spec[3])
+            .catch(() => false);
+    requests++;
+    if (!ok) errors++;
+  };
+  if (RATE) {
+    // Open loop: request i leaves at t0 + i/RATE whatever the earlier ones did, so a faster server
+    // does not get more work per request (a closed-loop mix drains inboxes at the server's pace).
+    const started = performance.now();
+    const inFlight = [];
+    for (let i = 0; i < Math.floor(seconds * RATE); i++) {
+      const wait = started + (i * 1000) / RATE - performance.now();
+      if (wait > 1) await new Promise((resolve) => setTimeout(resolve, wait));
+      inFlight.push(once(i % CLIENTS));
+    }
+    await Promise.all(inFlight);
+    return { requests, errors };
+  }
   const deadline = performance.now() + seconds * 1000;
   await Promise.all(
     Array.from({ length: CLIENTS }, async (_, client) => {
-      while (performance.now() < deadline) {
-        const spec = op(client);
-        // The mix hands back a request of its own making that answers whether it succeeded.
-        const ok =
-          typeof spec === 'function'
-            ? await spec().catch(() => false)
-            : await call(spec[0], spec[1], spec[2])
-                .then((res) => res.status === spec[3])
-                .catch(() => false);
-        requests++;
-        if (!ok) errors++;
-      }
+      while (performance.now() < deadline) await once(client);
     }),
   );
   return { requests, errors };
