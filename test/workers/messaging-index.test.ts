@@ -344,3 +344,107 @@ describe('delivered outbox rows', () => {
     expect((await call('GET', '/groups', { key: invitee.key })).body.memberships).toHaveLength(1);
   });
 });
+
+/**
+ * A poll's hint clears, applied on the agent's next authentication, are held in the agent's object
+ * in memory (durable-objects/agent/inbox-index.ts ClearedHints): the authentication writes nothing,
+ * and the next note's transaction (or the alarm) writes them with the same compare-and-delete.
+ */
+describe('hint clears held in memory', () => {
+  const CHANNEL = 'dm_clearsclearsclears0';
+  const note = {
+    channel_id: CHANNEL,
+    kind: 'private' as const,
+    peer_agent_id: 'agt_peer',
+    group_id: null,
+    name: null,
+    last_message_at: 1_000,
+    pending: true,
+  };
+  const stored = (stub: DurableObjectStub) =>
+    runInDurableObject(stub, (_instance, state) =>
+      state.storage.sql
+        .exec<{ pending: number; gen: number }>('select pending, gen from channels where channel_id = ?', CHANNEL)
+        .toArray()
+        .map((r) => ({ pending: r.pending, gen: r.gen })),
+    );
+
+  it('hides a cleared hint without writing it, and writes it with the next note', async () => {
+    const index = typedEnv.AGENT.get(typedEnv.AGENT.idFromName('agt_clears_next_note'));
+    await index.noteChannels([note]);
+    const [read] = await index.pendingChannels();
+    await index.clearPending([{ channel_id: CHANNEL, gen: read!.gen }]);
+    expect(await index.pendingChannels()).toEqual([]);
+    expect(await stored(index)).toEqual([{ pending: 1, gen: read!.gen }]); // nothing written yet
+    // A note that does not set the hint (the agent's own message) writes the clear first.
+    await index.noteChannels([{ ...note, pending: false, last_message_at: 2_000 }]);
+    expect(await stored(index)).toEqual([{ pending: 0, gen: read!.gen }]);
+    expect(await index.pendingChannels()).toEqual([]);
+  });
+
+  it('keeps the hint a note set after the clear was read, and writes nothing stale', async () => {
+    const index = typedEnv.AGENT.get(typedEnv.AGENT.idFromName('agt_clears_later_note'));
+    await index.noteChannels([note]);
+    const [read] = await index.pendingChannels();
+    await index.clearPending([{ channel_id: CHANNEL, gen: read!.gen }]);
+    // A message arrives after the clear was applied: its note bumps gen and sets the hint again.
+    await index.noteChannels([{ ...note, last_message_at: 2_000 }]);
+    const [again] = await index.pendingChannels();
+    expect(again).toMatchObject({ channel_id: CHANNEL, gen: read!.gen + 1 });
+    expect(await stored(index)).toEqual([{ pending: 1, gen: read!.gen + 1 }]);
+    // A clear read before that note (the older gen) no longer matches, in memory or written.
+    await index.clearPending([{ channel_id: CHANNEL, gen: read!.gen }]);
+    expect(await index.pendingChannels()).toEqual([again]);
+    await index.noteChannels([{ ...note, pending: false, last_message_at: 3_000 }]);
+    expect(await stored(index)).toEqual([{ pending: 1, gen: read!.gen + 1 }]);
+    expect(await index.pendingChannels()).toEqual([again]);
+  });
+
+  it('writes the clears by the alarm when no note comes, and shows the hint again after a restart', async () => {
+    const name = 'agt_clears_alarm';
+    const index = () => typedEnv.AGENT.get(typedEnv.AGENT.idFromName(name));
+    await index().noteChannels([note]);
+    const [read] = await index().pendingChannels();
+    await index().clearPending([{ channel_id: CHANNEL, gen: read!.gen }]);
+    expect(await index().pendingChannels()).toEqual([]);
+    // A restarted object has lost the clear: the hint shows again, for the next poll to repair.
+    await abortAllDurableObjects();
+    expect(await index().pendingChannels()).toEqual([read]);
+    await index().clearPending([{ channel_id: CHANNEL, gen: read!.gen }]);
+    expect(await stored(index())).toEqual([{ pending: 1, gen: read!.gen }]);
+    expect(await runDurableObjectAlarm(index())).toBe(true);
+    expect(await stored(index())).toEqual([{ pending: 0, gen: read!.gen }]);
+    await abortAllDurableObjects();
+    expect(await index().pendingChannels()).toEqual([]);
+  });
+
+  it('applies a poll’s clears on the next authentication without a write, through the worker', async () => {
+    const { agents } = await world(2);
+    const [a, b] = agents as [TestAgent, TestAgent];
+    const channelId = await dmChannelId(a.id, b.id);
+    const rowOf = () =>
+      runInDurableObject(typedEnv.AGENT.get(typedEnv.AGENT.idFromName(b.id)), (_instance, state) =>
+        state.storage.sql
+          .exec<{ pending: number; gen: number }>('select pending, gen from channels where channel_id = ?', channelId)
+          .toArray()
+          .map((r) => ({ pending: r.pending, gen: r.gen })),
+      );
+    await sendOne(a, b, 'one');
+    const claimed = await claim(b, { limit: 5 });
+    await ack(
+      b,
+      claimed.body.claims.map((c: any) => ({ message_id: c.message.message_id, claim_token: c.claim_token })),
+    );
+    const [hint] = await rowOf();
+    expect(hint).toMatchObject({ pending: 1 });
+    expect(channelCalls(await inbox(b))).toBe(1); // finds the channel empty, leaves the clear
+    expect(channelCalls(await inbox(b))).toBe(0); // the authentication applied it...
+    expect(await rowOf()).toEqual([hint]); // ...in memory only
+    // The next message: its note writes the clear, then sets the hint again.
+    await sendOne(a, b, 'two');
+    expect(await rowOf()).toEqual([{ pending: 1, gen: hint!.gen + 1 }]);
+    const after = await inbox(b);
+    expect(after.body.unread).toBe(1);
+    expect(channelCalls(after)).toBe(1);
+  });
+});
