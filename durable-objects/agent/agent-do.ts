@@ -16,7 +16,10 @@ import * as schema from './schema.js';
 export interface AuthExtras {
   /** Answer the channels with a pending hint (GET /inbox, POST /inbox/claim without channel_id). */
   pending?: boolean;
-  /** Stale hints found by earlier polls, cleared (compare-and-delete) before `pending` is read. */
+  /**
+   * Stale hints found by earlier polls, cleared (compare-and-delete on `gen`) before `pending` is
+   * read: in memory, written with the next note or by the alarm (inbox.ClearedHints).
+   */
   clear?: { channel_id: string; gen: number }[];
 }
 
@@ -43,6 +46,13 @@ export interface AccountSnapshot {
 /** How stale the directory's last_access_at may get: one registry write per agent per window. */
 const LAST_ACCESS_FLUSH_MS = 60_000;
 
+/**
+ * Hint clears held in memory (inbox.ClearedHints) are written by the alarm at the latest this long
+ * after the first of them, unless a note writes them sooner. The last-access window, so the alarm
+ * that reports an active agent's access usually does it and no alarm is set for it.
+ */
+const CLEARS_FLUSH_MS = LAST_ACCESS_FLUSH_MS;
+
 /** The account version of a deleted agent: above any the registry can issue. */
 const RETIRED_VERSION = Number.MAX_SAFE_INTEGER;
 
@@ -63,6 +73,8 @@ export class AgentDO extends DurableObject<Env> {
   private flushedAccessMs = 0;
   private flushScheduled = false;
   private readonly rejections: RejectionLog;
+  /** Hint clears applied in memory only, written with the next note or by the alarm (inbox-index.ts). */
+  private readonly cleared = new inbox.ClearedHints();
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -73,6 +85,9 @@ export class AgentDO extends DurableObject<Env> {
       })
       .register('rejections', {
         run: async () => this.rejections.flush(Date.now()),
+      })
+      .register('inbox-clears', {
+        run: async () => this.writeClears(),
       });
     this.rejections = new RejectionLog(
       this.db,
@@ -111,7 +126,7 @@ export class AgentDO extends DurableObject<Env> {
       return { status: 'source_ip_denied' };
     }
     this.noteAccess(clientIp);
-    if (extras.clear && extras.clear.length > 0) inbox.clearPending(this.db, extras.clear);
+    if (extras.clear && extras.clear.length > 0) this.applyClears(extras.clear);
     return {
       status: 'ok',
       agent: {
@@ -121,7 +136,7 @@ export class AgentDO extends DurableObject<Env> {
         host_id: account.hostId,
       },
       channels: inbox.knownChannels(this.db, channelIds),
-      ...(extras.pending && { pending: inbox.pendingChannels(this.db) }),
+      ...(extras.pending && { pending: inbox.pendingChannels(this.db, undefined, this.cleared) }),
     };
   }
 
@@ -193,16 +208,33 @@ export class AgentDO extends DurableObject<Env> {
 
   // Inbox index (written by channels' outboxes, read by polls)
 
+  /** Applies the notes, writing the hint clears held in memory in the same transaction first. */
   async noteChannels(notes: inbox.ChannelNote[]): Promise<void> {
-    inbox.noteChannels(this.db, notes);
+    inbox.noteChannels(this.db, notes, this.cleared);
   }
 
   async pendingChannels(kind?: ChannelKind): Promise<inbox.PendingChannel[]> {
-    return inbox.pendingChannels(this.db, kind);
+    return inbox.pendingChannels(this.db, kind, this.cleared);
   }
 
   async clearPending(entries: { channel_id: string; gen: number }[]): Promise<void> {
-    inbox.clearPending(this.db, entries);
+    this.applyClears(entries);
+  }
+
+  /**
+   * Compare-and-delete of hints, in memory: every read of `pending` leaves them out at once, and
+   * they are written with the next note's transaction or by the alarm (at most CLEARS_FLUSH_MS
+   * later), so an authentication that carries clears commits nothing for them.
+   */
+  private applyClears(entries: readonly { channel_id: string; gen: number }[]): void {
+    const first = this.cleared.size === 0;
+    this.cleared.add(entries);
+    if (first && this.cleared.size > 0) this.ctx.waitUntil(this.alarms.noLaterThan(Date.now() + CLEARS_FLUSH_MS));
+  }
+
+  /** The alarm's part: the clears no note has written yet. */
+  private writeClears(): void {
+    if (this.cleared.size > 0) inbox.clearPending(this.db, this.cleared.take());
   }
 
   /** Those of `channelIds` this agent is or was in, or was invited to (see inbox.knownChannels). */

@@ -92,8 +92,52 @@ function applyMembership(tx: Tx, note: ChannelNote): { touch: boolean; baseGen: 
   return { touch: membership.state === 'active', baseGen: lastGen };
 }
 
-export function noteChannels(db: Db, notes: readonly ChannelNote[]): void {
+/**
+ * Hint clears applied in memory (channel ID → the `gen` the clear was read at), so that applying a
+ * poll's clears on the agent's next authentication writes nothing: an UPDATE there made that
+ * authentication commit (WAL and fsync), about 0.2 commits per request of the mix. Every read of `pending` leaves
+ * out a row whose `gen` is the one cleared, which is exactly what the compare-and-delete would have
+ * left (a note that set the hint again bumped `gen`; one that did not also left `pending` alone).
+ * The clears are written (the same compare-and-delete) in the next write that happens anyway: a
+ * note's transaction, before the notes, or the agent's alarm. Losing them (eviction, a crash)
+ * only leaves hints set, which the next poll repairs (worker/lib/stale-hints.ts).
+ */
+export class ClearedHints {
+  private readonly gens = new Map<string, number>();
+
+  get size(): number {
+    return this.gens.size;
+  }
+
+  add(entries: readonly { channel_id: string; gen: number }[]): void {
+    // `gen` only grows (a rejoined group's row continues from the old one, applyMembership), so a
+    // clear read at a later `gen` is the only one that can still match.
+    for (const { channel_id, gen } of entries)
+      this.gens.set(channel_id, Math.max(gen, this.gens.get(channel_id) ?? gen));
+  }
+
+  /** Whether the hint of the row at `gen` is cleared here. */
+  hides(channelId: string, gen: number): boolean {
+    return this.gens.get(channelId) === gen;
+  }
+
+  /** The clears to write now, forgotten here. */
+  take(): { channel_id: string; gen: number }[] {
+    const entries = [...this.gens].map(([channel_id, gen]) => ({ channel_id, gen }));
+    this.gens.clear();
+    return entries;
+  }
+}
+
+/**
+ * Applies channel notes in one transaction; `cleared` (the clears held in memory) are written
+ * first, in the same transaction, so they cost no commit of their own and a pending note in the
+ * same batch still bumps `gen` and sets its hint again after them.
+ */
+export function noteChannels(db: Db, notes: readonly ChannelNote[], cleared?: ClearedHints): void {
+  const clears = cleared?.take() ?? [];
   db.transaction((tx) => {
+    for (const entry of clears) hot(db).clearPending(entry.channel_id, entry.gen);
     for (const note of notes) {
       const { touch, baseGen } = applyMembership(tx, note);
       if (!touch) continue;
@@ -103,8 +147,10 @@ export function noteChannels(db: Db, notes: readonly ChannelNote[]): void {
   });
 }
 
-export function pendingChannels(db: Db, kind?: ChannelKind): PendingChannel[] {
-  return hot(db).pendingChannels(kind);
+/** The channels with a hint set, leaving out those cleared in memory (`cleared`). */
+export function pendingChannels(db: Db, kind?: ChannelKind, cleared?: ClearedHints): PendingChannel[] {
+  const rows = hot(db).pendingChannels(kind);
+  return cleared && cleared.size > 0 ? rows.filter((row) => !cleared.hides(row.channel_id, row.gen)) : rows;
 }
 
 /** Compare-and-delete of hints: each is cleared only if no note arrived since `gen` was read. */

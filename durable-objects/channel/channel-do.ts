@@ -73,9 +73,15 @@ export class ChannelDO extends DurableObject<Env> {
     super(ctx, env);
     const db = openDatabase(ctx, schema, migrations);
     this.store = new ChannelStore(db);
-    this.groups = new GroupMembership(db);
+    this.groups = new GroupMembership(db, () => this.store.deleteDeliveredOutbox());
     this.alarms = new AlarmScheduler(ctx, () => this.now(), 'channel')
-      .register('inbox-notes', { run: () => this.drainOutbox('all').then(() => {}) })
+      .register('inbox-notes', {
+        // The alarm also deletes the rows delivered since the last write (delivered-notes.ts).
+        run: async () => {
+          await this.drainOutbox('all');
+          this.store.deleteDeliveredOutbox();
+        },
+      })
       .register('group-catalog', { run: () => this.drainCatalog().then(() => {}) })
       .register('attachments', { run: () => this.attachments.maintenance().then(() => {}) });
     this.attachments = new ChannelAttachments(env, this.store, () => this.now(), db, this.alarms);
@@ -501,6 +507,7 @@ export class ChannelDO extends DurableObject<Env> {
    * others go out NOTE_COALESCE_MS later, together.
    */
   private async drainOutbox(which: 'all' | 'urgent'): Promise<boolean> {
+    // Rows already delivered are left out (store.outbox, delivered-notes.ts).
     let items = this.store.outbox().map((item) => ({ ...item, epoch: this.knowledge.epoch(item.agentId) }));
     if (which === 'urgent') {
       const now = items.filter((item) => this.knowledge.mustDeliverNow(item.agentId, item.note.pending));
@@ -510,7 +517,9 @@ export class ChannelDO extends DurableObject<Env> {
     const ok = await deliverPending(items, {
       deliver: (item) => this.env.AGENT.get(this.env.AGENT.idFromName(item.agentId)).noteChannels([item.note]),
       delivered: (item) => {
-        this.store.outboxDelivered(item.agentId, item.version);
+        // Remembered only: the row is deleted by the next write that happens anyway, not by a
+        // commit of its own.
+        this.store.outboxDelivered(item.agentId, item.version, item.readAt);
         this.knowledge.delivered(item.agentId, item.note.pending, item.epoch);
       },
       failed: (item, error) => this.store.outboxFailed(item.agentId, error),

@@ -337,7 +337,8 @@ export class ChannelHotSql {
       }));
   }
 
-  outboxDelivered(agentId: string, version: number): void {
+  /** Compare-and-delete of a delivered outbox row: only the version whose note went out. */
+  deleteOutboxRow(agentId: string, version: number): void {
     this.run('delete from notify_outbox where agent_id = ? and version = ?', agentId, version);
   }
 

@@ -57,7 +57,14 @@ export class GroupMembership {
   /** Fixed-text statements (hot-sql.ts) for the checks of every group send and ACK. */
   private readonly hot: ChannelHotSql;
 
-  constructor(private readonly db: Db) {
+  /**
+   * `beforeNotes` runs in every change's transaction, before its outbox rows are written: the channel deletes the rows already delivered there (delivered-notes.ts), so a
+   * change's note starts a fresh row instead of merging into one whose note went out.
+   */
+  constructor(
+    private readonly db: Db,
+    private readonly beforeNotes: () => void = () => {},
+  ) {
     // drizzle's durable-sqlite driver keeps the storage it was opened on as `$client` (untyped here).
     this.hot = new ChannelHotSql((db as unknown as { $client: DurableObjectStorage }).$client.sql);
   }
@@ -110,6 +117,7 @@ export class GroupMembership {
 
   /** Bumps the membership version, queues index notes for `agents`, and leaves the catalog behind. */
   private changed(tx: Tx, agents: Iterable<string>): void {
+    this.beforeNotes();
     tx.update(channel)
       .set({ membershipVersion: sql`${channel.membershipVersion} + 1` })
       .where(eq(channel.id, 1))

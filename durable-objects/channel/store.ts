@@ -29,6 +29,7 @@ import { searchSnippet } from '../../core/domain/search-snippet.js';
 import type { ChannelSearchHit, ClaimView, MessageView } from '../../core/rpc.js';
 import type { ChannelNote } from '../agent/inbox-index.js';
 import { iso } from '../shared/database.js';
+import { DeliveredNotes } from './delivered-notes.js';
 import { ChannelFiles, type ChannelFileView, type StoredFileRef } from './files.js';
 import { ChannelHotSql, type ChannelRow } from './hot-sql.js';
 import { ChannelPurgeSql, type Victims } from './purge-sql.js';
@@ -154,6 +155,8 @@ export class ChannelStore {
   private readonly hot: ChannelHotSql;
   /** Retention's deletions, fixed text too (purge-sql.ts). */
   private readonly purge: ChannelPurgeSql;
+  /** Outbox rows already delivered, deleted with the next write (delivered-notes.ts). */
+  private readonly delivered = new DeliveredNotes();
 
   constructor(private readonly db: Db) {
     this.files = new ChannelFiles(db);
@@ -283,7 +286,11 @@ export class ChannelStore {
     const messageId = newMessageId(row.channelId);
     // The message, the channel's counters, a delivery for every active participant but the sender
     // (senders never get their own message), the dedup pointer and the outbox rows for the
-    // participants' inbox indexes (see channel-do.ts): all in this transaction.
+    // participants' inbox indexes (see channel-do.ts): all in this transaction. The rows whose note
+    // already went out are deleted first, so this commit carries their deletion and this message's
+    // notes start fresh rows rather than merging into delivered ones (a delivered `pending` would
+    // otherwise ride along on the sender's own note).
+    this.deleteDeliveredOutbox();
     this.hot.insertMessage({
       seq,
       messageId,
@@ -730,9 +737,14 @@ export class ChannelStore {
     return this.db.select({ a: notifyOutbox.agentId }).from(notifyOutbox).limit(1).get() !== undefined;
   }
 
-  /** The pending notes, each with the row version that a successful delivery may delete. */
-  outbox(): { agentId: string; version: number; note: ChannelNote }[] {
-    const outbox = this.hot.outboxRows();
+  /**
+   * The notes still to deliver, each with the row version a successful delivery records and the
+   * epoch it was read at (delivered-notes.ts). A row whose note its agent already took is left
+   * out while its version is the one delivered; it stays in the table until a later write deletes
+   * it (deleteDeliveredOutbox).
+   */
+  outbox(): { agentId: string; version: number; readAt: number; note: ChannelNote }[] {
+    const outbox = this.hot.outboxRows().filter((item) => !this.delivered.has(item.agentId, item.version));
     if (outbox.length === 0) return [];
     const row = this.channelRow(this.db);
     if (!row) return [];
@@ -750,6 +762,7 @@ export class ChannelStore {
     return outbox.map((item) => ({
       agentId: item.agentId,
       version: item.version,
+      readAt: this.delivered.epoch(item.agentId),
       note: {
         channel_id: row.channelId,
         kind: row.kind,
@@ -764,8 +777,21 @@ export class ChannelStore {
     }));
   }
 
-  outboxDelivered(agentId: string, version: number): void {
-    this.hot.outboxDelivered(agentId, version);
+  /**
+   * The agent's index took the note of the row at `version` (read at `readAt`): remembered in
+   * memory only, no write (and so no commit) of its own; the row goes with the next write.
+   */
+  outboxDelivered(agentId: string, version: number, readAt: number): void {
+    this.delivered.record(agentId, version, readAt);
+  }
+
+  /**
+   * Deletes the delivered rows (compare-and-delete on the delivered version), inside the caller's
+   * transaction if there is one: the next send's and every membership change's (before their
+   * outbox upsert), and the alarm's run.
+   */
+  deleteDeliveredOutbox(): void {
+    for (const [agentId, version] of this.delivered.take()) this.hot.deleteOutboxRow(agentId, version);
   }
 
   outboxFailed(agentId: string, error: string): void {

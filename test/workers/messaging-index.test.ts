@@ -9,7 +9,18 @@ import { dmChannelId } from '../../core/domain/ids.js';
 import * as schema from '../../durable-objects/channel/schema.js';
 import { ChannelStore } from '../../durable-objects/channel/store.js';
 import { call } from './helpers.js';
-import { ack, channelCalls, claim, inbox, send, sendOne, shiftChannelClock, world } from './messaging-helpers.js';
+import {
+  ack,
+  channelCalls,
+  claim,
+  inbox,
+  send,
+  sendOne,
+  shiftChannelClock,
+  type TestAgent,
+  world,
+} from './messaging-helpers.js';
+import { env as typedEnv } from './test-env.js';
 
 describe('inbox index', () => {
   it('lets an agent with 200 quiet channels poll without asking them', async () => {
@@ -107,8 +118,10 @@ describe('inbox index', () => {
     const [a, b] = agents as [any, any];
     const channelId = await dmChannelId(a.id, b.id);
     // A fresh stub each time: the old ones die with the object.
-    const stub = () => env.CHANNEL.get(env.CHANNEL.idFromName(channelId));
-    const outbox = () =>
+    const stub = () => typedEnv.CHANNEL.get(typedEnv.CHANNEL.idFromName(channelId));
+    // The notes still to deliver (a delivered row waits in the table for the next write).
+    const outbox = () => stub().undeliveredNotes();
+    const rows = () =>
       runInDurableObject(stub(), (_instance, state) =>
         drizzle(state.storage, { schema })
           .select({ agentId: schema.notifyOutbox.agentId })
@@ -137,6 +150,7 @@ describe('inbox index', () => {
     await abortAllDurableObjects();
     expect(await runDurableObjectAlarm(stub())).toBe(true);
     expect(await outbox()).toEqual([]);
+    expect(await rows()).toEqual([]); // the alarm's run also deletes the delivered rows
     expect(Date.parse(await listedAt(a))).toBeGreaterThanOrEqual(Date.parse(first) + 10_000);
     expect(await listedAt(b)).toBe(await listedAt(a));
   });
@@ -157,6 +171,278 @@ describe('inbox index', () => {
     expect(channelCalls(await inbox(b))).toBe(0);
     // So the next message's hint goes out before the answer: b's next poll sees it at once.
     await sendOne(a, b, 'three');
+    const after = await inbox(b);
+    expect(after.body.unread).toBe(1);
+    expect(channelCalls(after)).toBe(1);
+  });
+});
+
+/**
+ * A delivered note's outbox row is not deleted in a commit of its own: it is remembered in memory
+ * and deleted by the next write that happens anyway (the next send's transaction, a membership
+ * change, the alarm's run; durable-objects/channel/delivered-notes.ts).
+ */
+describe('delivered outbox rows', () => {
+  const byAgent = (x: { agentId: string }, y: { agentId: string }) =>
+    x.agentId < y.agentId ? -1 : x.agentId > y.agentId ? 1 : 0;
+  const channelOf = async (a: TestAgent, b: TestAgent) => {
+    const channelId = await dmChannelId(a.id, b.id);
+    return { channelId, stub: () => typedEnv.CHANNEL.get(typedEnv.CHANNEL.idFromName(channelId)) };
+  };
+  const rows = (stub: DurableObjectStub) =>
+    runInDurableObject(stub, (_instance, state) =>
+      drizzle(state.storage, { schema })
+        .select({
+          agentId: schema.notifyOutbox.agentId,
+          pending: schema.notifyOutbox.pending,
+          version: schema.notifyOutbox.version,
+        })
+        .from(schema.notifyOutbox)
+        .all()
+        .sort(byAgent),
+    );
+  const notesTaken = (agent: TestAgent) => typedEnv.AGENT.get(typedEnv.AGENT.idFromName(agent.id)).takeNotesTaken();
+
+  it('keeps a delivered row until the next send deletes it, and never delivers it twice', async () => {
+    const { agents } = await world(2);
+    const [a, b] = agents as [TestAgent, TestAgent];
+    const { stub } = await channelOf(a, b);
+    await sendOne(a, b, 'first');
+    // Both notes went out before the answer; their rows are still there (no commit of their own).
+    expect(await notesTaken(a)).toBe(1);
+    expect(await notesTaken(b)).toBe(1);
+    expect(await stub().undeliveredNotes()).toEqual([]);
+    expect((await rows(stub())).map((r) => r.agentId)).toEqual([a.id, b.id].sort());
+
+    // The next send (now from b) deletes them in its own transaction, before its outbox rows: both
+    // rows start afresh (version 1) instead of merging into the delivered ones, which would have
+    // carried b's delivered hint over to b's own note as the sender.
+    await sendOne(b, a, 'second');
+    const after = await rows(stub());
+    expect(after).toEqual(
+      [
+        { agentId: a.id, pending: true, version: 1 },
+        { agentId: b.id, pending: false, version: 1 },
+      ].sort(byAgent),
+    );
+
+    // a's hint went out before the answer, b's list note goes out coalesced or by the alarm, each
+    // once; the alarm's run then deletes both rows.
+    expect(await notesTaken(a)).toBe(1);
+    await notesTaken(b);
+    expect(await runDurableObjectAlarm(stub())).toBe(true);
+    expect(await stub().undeliveredNotes()).toEqual([]);
+    expect(await rows(stub())).toEqual([]);
+    expect(await notesTaken(a)).toBe(0);
+    expect(await notesTaken(b)).toBeLessThanOrEqual(1);
+  });
+
+  it('does not deliver a note again when a drain finds only delivered rows', async () => {
+    const { agents } = await world(2);
+    const [a, b] = agents as [TestAgent, TestAgent];
+    const { stub } = await channelOf(a, b);
+    await sendOne(a, b, 'first');
+    await notesTaken(a);
+    await notesTaken(b);
+    expect(await runDurableObjectAlarm(stub())).toBe(true);
+    expect(await notesTaken(a)).toBe(0);
+    expect(await notesTaken(b)).toBe(0);
+    expect(await rows(stub())).toEqual([]);
+  });
+
+  it('never marks a row created after a deletion as delivered by a drain that read the old one', async () => {
+    const { agents } = await world(2);
+    const [a, b] = agents as [TestAgent, TestAgent];
+    const { channelId, stub } = await channelOf(a, b);
+    await runInDurableObject(stub(), (_instance, state) => {
+      const store = new ChannelStore(drizzle(state.storage, { schema }));
+      const sendAt = (body: string) =>
+        store.sendDirect({
+          channelId,
+          senderId: a.id,
+          recipientId: b.id,
+          content: { body, attachment: null },
+          maxMessages: 100,
+          now: Date.now(),
+        });
+      sendAt('one');
+      // Two drains read the same rows (version 1); the second finishes first.
+      const slow = store.outbox();
+      const fast = store.outbox();
+      expect(slow.map((item) => item.version)).toEqual([1, 1]);
+      for (const item of fast) store.outboxDelivered(item.agentId, item.version, item.readAt);
+      expect(store.outbox()).toEqual([]);
+      // The next send deletes the delivered rows and creates new ones, with version 1 again.
+      sendAt('two');
+      const fresh = store.outbox();
+      expect(fresh.map((item) => [item.agentId, item.version]).sort()).toEqual(
+        [
+          [a.id, 1],
+          [b.id, 1],
+        ].sort(),
+      );
+      // The slow drain finishes now: what it delivered was the old rows, not these.
+      for (const item of slow) store.outboxDelivered(item.agentId, item.version, item.readAt);
+      expect(
+        store
+          .outbox()
+          .map((item) => item.agentId)
+          .sort(),
+      ).toEqual([a.id, b.id].sort());
+      // Nor a drain that read a row a send changed since (the version moved).
+      const before = store.outbox();
+      sendAt('three');
+      for (const item of before) store.outboxDelivered(item.agentId, item.version, item.readAt);
+      expect(
+        store
+          .outbox()
+          .map((item) => [item.agentId, item.version])
+          .sort(),
+      ).toEqual(
+        [
+          [a.id, 2],
+          [b.id, 2],
+        ].sort(),
+      );
+    });
+  });
+
+  it('delivers a delivered row again after a restart, then deletes it', async () => {
+    const { agents } = await world(2);
+    const [a, b] = agents as [TestAgent, TestAgent];
+    const { stub } = await channelOf(a, b);
+    await sendOne(a, b, 'first');
+    expect((await rows(stub())).map((r) => r.agentId)).toEqual([a.id, b.id].sort());
+    // A restarted channel has forgotten what it delivered: the rows go out once more.
+    await abortAllDurableObjects();
+    expect(await stub().undeliveredNotes()).toEqual([a.id, b.id].sort());
+    expect(await runDurableObjectAlarm(stub())).toBe(true);
+    expect(await notesTaken(a)).toBe(1);
+    expect(await notesTaken(b)).toBe(1);
+    expect(await rows(stub())).toEqual([]);
+    expect((await inbox(b)).body.unread).toBe(1);
+  });
+
+  it('deletes delivered rows with a membership change, before its notes', async () => {
+    const { agents } = await world(2);
+    const [owner, invitee] = agents as [TestAgent, TestAgent];
+    const created = await call('POST', '/groups', {
+      key: owner.key,
+      body: { name: 'rows', invitee_ids: [invitee.id] },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const groupId = created.body.group.group_id as string;
+    const stub = () => typedEnv.CHANNEL.get(typedEnv.CHANNEL.idFromName(groupId));
+    expect(await stub().undeliveredNotes()).toEqual([]);
+    expect((await rows(stub())).map((r) => r.agentId)).toEqual([owner.id, invitee.id].sort());
+    const joined = await call('POST', `/groups/${groupId}/join`, { key: invitee.key });
+    expect(joined.status, JSON.stringify(joined.body)).toBe(200);
+    // The join's transaction deleted both delivered rows before writing the invitee's new one
+    // (delivered since, so it waits for the next write in its turn).
+    expect(await rows(stub())).toEqual([{ agentId: invitee.id, pending: false, version: 1 }]);
+    expect(await stub().undeliveredNotes()).toEqual([]);
+    expect((await call('GET', '/groups', { key: invitee.key })).body.memberships).toHaveLength(1);
+  });
+});
+
+/**
+ * A poll's hint clears, applied on the agent's next authentication, are held in the agent's object
+ * in memory (durable-objects/agent/inbox-index.ts ClearedHints): the authentication writes nothing,
+ * and the next note's transaction (or the alarm) writes them with the same compare-and-delete.
+ */
+describe('hint clears held in memory', () => {
+  const CHANNEL = 'dm_clearsclearsclears0';
+  const note = {
+    channel_id: CHANNEL,
+    kind: 'private' as const,
+    peer_agent_id: 'agt_peer',
+    group_id: null,
+    name: null,
+    last_message_at: 1_000,
+    pending: true,
+  };
+  const stored = (stub: DurableObjectStub) =>
+    runInDurableObject(stub, (_instance, state) =>
+      state.storage.sql
+        .exec<{ pending: number; gen: number }>('select pending, gen from channels where channel_id = ?', CHANNEL)
+        .toArray()
+        .map((r) => ({ pending: r.pending, gen: r.gen })),
+    );
+
+  it('hides a cleared hint without writing it, and writes it with the next note', async () => {
+    const index = typedEnv.AGENT.get(typedEnv.AGENT.idFromName('agt_clears_next_note'));
+    await index.noteChannels([note]);
+    const [read] = await index.pendingChannels();
+    await index.clearPending([{ channel_id: CHANNEL, gen: read!.gen }]);
+    expect(await index.pendingChannels()).toEqual([]);
+    expect(await stored(index)).toEqual([{ pending: 1, gen: read!.gen }]); // nothing written yet
+    // A note that does not set the hint (the agent's own message) writes the clear first.
+    await index.noteChannels([{ ...note, pending: false, last_message_at: 2_000 }]);
+    expect(await stored(index)).toEqual([{ pending: 0, gen: read!.gen }]);
+    expect(await index.pendingChannels()).toEqual([]);
+  });
+
+  it('keeps the hint a note set after the clear was read, and writes nothing stale', async () => {
+    const index = typedEnv.AGENT.get(typedEnv.AGENT.idFromName('agt_clears_later_note'));
+    await index.noteChannels([note]);
+    const [read] = await index.pendingChannels();
+    await index.clearPending([{ channel_id: CHANNEL, gen: read!.gen }]);
+    // A message arrives after the clear was applied: its note bumps gen and sets the hint again.
+    await index.noteChannels([{ ...note, last_message_at: 2_000 }]);
+    const [again] = await index.pendingChannels();
+    expect(again).toMatchObject({ channel_id: CHANNEL, gen: read!.gen + 1 });
+    expect(await stored(index)).toEqual([{ pending: 1, gen: read!.gen + 1 }]);
+    // A clear read before that note (the older gen) no longer matches, in memory or written.
+    await index.clearPending([{ channel_id: CHANNEL, gen: read!.gen }]);
+    expect(await index.pendingChannels()).toEqual([again]);
+    await index.noteChannels([{ ...note, pending: false, last_message_at: 3_000 }]);
+    expect(await stored(index)).toEqual([{ pending: 1, gen: read!.gen + 1 }]);
+    expect(await index.pendingChannels()).toEqual([again]);
+  });
+
+  it('writes the clears by the alarm when no note comes, and shows the hint again after a restart', async () => {
+    const name = 'agt_clears_alarm';
+    const index = () => typedEnv.AGENT.get(typedEnv.AGENT.idFromName(name));
+    await index().noteChannels([note]);
+    const [read] = await index().pendingChannels();
+    await index().clearPending([{ channel_id: CHANNEL, gen: read!.gen }]);
+    expect(await index().pendingChannels()).toEqual([]);
+    // A restarted object has lost the clear: the hint shows again, for the next poll to repair.
+    await abortAllDurableObjects();
+    expect(await index().pendingChannels()).toEqual([read]);
+    await index().clearPending([{ channel_id: CHANNEL, gen: read!.gen }]);
+    expect(await stored(index())).toEqual([{ pending: 1, gen: read!.gen }]);
+    expect(await runDurableObjectAlarm(index())).toBe(true);
+    expect(await stored(index())).toEqual([{ pending: 0, gen: read!.gen }]);
+    await abortAllDurableObjects();
+    expect(await index().pendingChannels()).toEqual([]);
+  });
+
+  it('applies a poll’s clears on the next authentication without a write, through the worker', async () => {
+    const { agents } = await world(2);
+    const [a, b] = agents as [TestAgent, TestAgent];
+    const channelId = await dmChannelId(a.id, b.id);
+    const rowOf = () =>
+      runInDurableObject(typedEnv.AGENT.get(typedEnv.AGENT.idFromName(b.id)), (_instance, state) =>
+        state.storage.sql
+          .exec<{ pending: number; gen: number }>('select pending, gen from channels where channel_id = ?', channelId)
+          .toArray()
+          .map((r) => ({ pending: r.pending, gen: r.gen })),
+      );
+    await sendOne(a, b, 'one');
+    const claimed = await claim(b, { limit: 5 });
+    await ack(
+      b,
+      claimed.body.claims.map((c: any) => ({ message_id: c.message.message_id, claim_token: c.claim_token })),
+    );
+    const [hint] = await rowOf();
+    expect(hint).toMatchObject({ pending: 1 });
+    expect(channelCalls(await inbox(b))).toBe(1); // finds the channel empty, leaves the clear
+    expect(channelCalls(await inbox(b))).toBe(0); // the authentication applied it...
+    expect(await rowOf()).toEqual([hint]); // ...in memory only
+    // The next message: its note writes the clear, then sets the hint again.
+    await sendOne(a, b, 'two');
+    expect(await rowOf()).toEqual([{ pending: 1, gen: hint!.gen + 1 }]);
     const after = await inbox(b);
     expect(after.body.unread).toBe(1);
     expect(channelCalls(after)).toBe(1);

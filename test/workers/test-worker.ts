@@ -29,6 +29,19 @@ ChannelCalls.observer = (c, n) => c.header('x-switchboard-channel-calls', String
  */
 export class AgentDO extends ProductionAgentDO {
   private requestPathCalls = 0;
+  private notesTaken = 0;
+
+  override async noteChannels(...args: Parameters<ProductionAgentDO['noteChannels']>) {
+    this.notesTaken += args[0].length;
+    return super.noteChannels(...args);
+  }
+
+  /** The channel notes this object took since the last time this was asked (outbox deliveries). */
+  async takeNotesTaken(): Promise<number> {
+    const n = this.notesTaken;
+    this.notesTaken = 0;
+    return n;
+  }
 
   override async authenticate(...args: Parameters<ProductionAgentDO['authenticate']>) {
     this.requestPathCalls++;
@@ -68,6 +81,17 @@ export class ChannelDO extends ProductionChannelDO {
   /** Shifts this channel's clock, so expiry is tested without waiting. */
   async setClockOffset(ms: number): Promise<void> {
     this.clockOffsetMs = ms;
+  }
+
+  /**
+   * The agents whose outbox note is still to be delivered, sorted. Rows already delivered stay in
+   * the table until the next write deletes them (delivered-notes.ts) and are not listed here.
+   */
+  async undeliveredNotes(): Promise<string[]> {
+    return this.store
+      .outbox()
+      .map((item) => item.agentId)
+      .sort();
   }
 
   /** The object keys this channel owns or is deleting (compared with R2 by tests). */
