@@ -71,12 +71,24 @@ export function packageRoot(): string {
   }
 }
 
+/** A module of the bundle as the build lists it (server/derive-worker-options.mjs). */
+interface ListedModule {
+  type: 'ESModule' | 'Text';
+  path: string;
+}
+
 function derivedWorkerOptions(root: string): WorkerOptions {
-  const options = JSON.parse(readFileSync(join(root, OPTIONS_FILE), 'utf8')) as WorkerOptions & {
-    assets?: { directory: string };
-  };
+  const { modules, ...options } = JSON.parse(readFileSync(join(root, OPTIONS_FILE), 'utf8')) as Omit<
+    WorkerOptions,
+    'modules'
+  > & { assets?: { directory: string }; modules?: ListedModule[] };
   if (options.assets) options.assets.directory = resolve(root, options.assets.directory);
-  return options;
+  if (!Array.isArray(modules) || modules[0]?.type !== 'ESModule') {
+    throw new Error(`${OPTIONS_FILE} lists no modules: run \`npm run build\` first.`);
+  }
+  // Listed relative to the bundle's folder.
+  const dir = join(root, 'dist/worker');
+  return { ...options, modules: modules.map((m) => ({ type: m.type, path: join(dir, m.path) })) };
 }
 
 /** Set by patches/miniflare+*.patch: the loopback server requires workerd's secret, and direct
@@ -119,9 +131,9 @@ export async function startWorkerRuntime(options: WorkerRuntimeOptions): Promise
     workers: [
       {
         name: 'switchboard',
+        // `modules` is the bundle and its SQL migrations, listed at build time, so Miniflare does not
+        // parse the bundle to find them on every start (server/derive-worker-options.mjs).
         ...derived,
-        modules: true,
-        scriptPath,
         // Module names are paths below this root; the default (the cwd) breaks `switchboard serve`
         // started from any other directory.
         modulesRoot: dirname(scriptPath),
