@@ -22,6 +22,17 @@ import {
 } from './messaging-helpers.js';
 import { env as typedEnv } from './test-env.js';
 
+/** A note from a private channel with a message for the agent: what a send hands its index. */
+const pendingNote = (channelId: string) => ({
+  channel_id: channelId,
+  kind: 'private' as const,
+  peer_agent_id: 'agt_peer',
+  group_id: null,
+  name: null,
+  last_message_at: 1_000,
+  pending: true,
+});
+
 describe('inbox index', () => {
   it('lets an agent with 200 quiet channels poll without asking them', async () => {
     const { agents } = await world(201);
@@ -62,15 +73,7 @@ describe('inbox index', () => {
   it('never loses a hint to a clear based on an older read', async () => {
     const agentId = 'agt_indexed';
     const index = env.AGENT.get(env.AGENT.idFromName(agentId));
-    const note = {
-      channel_id: 'dm_aaaaaaaaaaaaaaaaaaaaaa',
-      kind: 'private' as const,
-      peer_agent_id: 'agt_peer',
-      group_id: null,
-      name: null,
-      last_message_at: 1_000,
-      pending: true,
-    };
+    const note = pendingNote('dm_aaaaaaaaaaaaaaaaaaaaaa');
     await index.noteChannels([note]);
     const [read] = await index.pendingChannels();
     await index.noteChannels([{ ...note, last_message_at: 2_000 }]); // a message arrives meanwhile
@@ -352,15 +355,7 @@ describe('delivered outbox rows', () => {
  */
 describe('hint clears held in memory', () => {
   const CHANNEL = 'dm_clearsclearsclears0';
-  const note = {
-    channel_id: CHANNEL,
-    kind: 'private' as const,
-    peer_agent_id: 'agt_peer',
-    group_id: null,
-    name: null,
-    last_message_at: 1_000,
-    pending: true,
-  };
+  const note = pendingNote(CHANNEL);
   const stored = (stub: DurableObjectStub) =>
     runInDurableObject(stub, (_instance, state) =>
       state.storage.sql
