@@ -73,6 +73,8 @@ function invalidInput(error: z.ZodError): ApiError {
  * whose JSON is its `metadata` part, read by the handler.
  */
 async function validJsonBody(op: OperationDef, c: Context<AppEnv>): Promise<unknown> {
+  const refused = c.get('jsonBodyError');
+  if (refused !== undefined) throw refused;
   const value = c.get('jsonBody');
   if (value === undefined || !op.body) return {};
   const result = await op.body.safeParseAsync(value);
@@ -150,7 +152,18 @@ export function createApp(): OpenAPIHono<AppEnv> {
   // drainUnreadBody first: it must also cover what frontGuard, the 404s and onError answer.
   app.use('*', drainUnreadBody, requestContext, frontGuard);
   app.onError((error, c) => errorResponse(c, toApiError(error)));
-  app.notFound((c) => errorResponse(c, new ApiError('not_found', `No route for ${c.req.method} ${c.req.path}.`)));
+  const noRoute = (c: Context<AppEnv>) => {
+    const allowed = methodsOf(c.req.path);
+    if (allowed.length === 0) {
+      return errorResponse(c, new ApiError('not_found', `No route for ${c.req.method} ${c.req.path}.`));
+    }
+    c.header('Allow', allowed.join(', '));
+    return errorResponse(
+      c,
+      new ApiError('method_not_allowed', `${c.req.method} is not allowed here; use ${allowed.join(' or ')}.`),
+    );
+  };
+  app.notFound(noRoute);
 
   for (const op of operationList) {
     const handler = handlers[op.id as keyof typeof handlers] as unknown as Handler<OperationDef>;
@@ -187,8 +200,35 @@ export function createApp(): OpenAPIHono<AppEnv> {
   app.get(`${API_BASE}/openapi.json`, serveDocument);
   // Remote MCP over Streamable HTTP (worker/mcp.ts); not part of the operation registry.
   mountRemoteMcp(app);
-  app.all(`${API_BASE}/*`, (c) =>
-    errorResponse(c, new ApiError('not_found', `No route for ${c.req.method} ${c.req.path}.`)),
-  );
+  app.all(`${API_BASE}/*`, noRoute);
   return app;
+}
+
+/** Each operation's path as a pattern of its segments, with the methods it answers. */
+const ROUTE_METHODS = (() => {
+  const byPath = new Map<string, { pattern: RegExp; methods: Set<string> }>();
+  for (const op of operationList) {
+    const path = API_BASE + op.path;
+    let entry = byPath.get(path);
+    if (!entry) {
+      const pattern = new RegExp(`^${path.replace(/\{\w+\}/g, '[^/]+')}$`);
+      entry = { pattern, methods: new Set() };
+      byPath.set(path, entry);
+    }
+    entry.methods.add(op.method.toUpperCase());
+    if (op.method === 'get') entry.methods.add('HEAD');
+  }
+  byPath.set('/openapi.json', { pattern: /^\/openapi\.json$/, methods: new Set(['GET', 'HEAD']) });
+  byPath.set(`${API_BASE}/openapi.json`, {
+    pattern: new RegExp(`^${API_BASE}/openapi\\.json$`),
+    methods: new Set(['GET', 'HEAD']),
+  });
+  return [...byPath.values()];
+})();
+
+/** The methods a path answers to (a 405 names them in Allow), or none for an unknown path. */
+function methodsOf(path: string): string[] {
+  const methods = new Set<string>();
+  for (const route of ROUTE_METHODS) if (route.pattern.test(path)) for (const m of route.methods) methods.add(m);
+  return [...methods].sort();
 }

@@ -4,9 +4,10 @@
  */
 import { createRoute, OpenAPIHono, type z } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
+import { ERROR_STATUS, type ErrorCode } from '../core/contract/errors.js';
 import { operationList } from '../core/contract/index.js';
 import { ErrorBody } from '../core/contract/models.js';
-import type { OperationDef } from '../core/contract/registry.js';
+import { COMMON_ERRORS, type OperationDef } from '../core/contract/registry.js';
 
 export const API_BASE = '/api/v1';
 
@@ -57,7 +58,9 @@ export function routeFor(op: OperationDef, middleware: MiddlewareHandler[] = [],
     middleware,
     request: {
       ...(op.params && { params: op.params }),
-      ...(op.query && { query: op.query }),
+      // Unknown query parameters are refused like unknown settings: a misspelt filter
+      // (`?limt=5`) must not quietly answer the unfiltered list.
+      ...(op.query && { query: op.query.strict() }),
       ...(!serving && Object.keys(content).length > 0 && { body: { content, required: true } }),
     },
     responses: {
@@ -71,12 +74,37 @@ export function routeFor(op: OperationDef, middleware: MiddlewareHandler[] = [],
               },
             },
           },
-      default: {
-        description: `Error. Codes: ${[...new Set(op.errors)].join(', ') || 'common codes only'}.`,
-        content: { 'application/json': { schema: ErrorBody } },
-      },
+      ...errorResponses(op),
     },
   });
+}
+
+/**
+ * Every error status the operation can answer, each with the codes behind it, so a client (and
+ * the fuzzer in test/e2e/api-fuzz.test.ts) can hold an answer to the document: a status that is
+ * not listed here is a bug of the server or of the registry.
+ */
+export function errorCodesByStatus(op: OperationDef): Map<number, ErrorCode[]> {
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of new Set([...op.errors, ...COMMON_ERRORS])) {
+    const status = ERROR_STATUS[code];
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  return new Map([...byStatus].sort(([a], [b]) => a - b));
+}
+
+function errorResponses(op: OperationDef) {
+  const responses: Record<
+    string,
+    { description: string; content: { 'application/json': { schema: typeof ErrorBody } } }
+  > = {};
+  for (const [status, codes] of errorCodesByStatus(op)) {
+    responses[status] = {
+      description: `Error: ${codes.join(', ')}.`,
+      content: { 'application/json': { schema: ErrorBody } },
+    };
+  }
+  return responses;
 }
 
 /** The OpenAPI 3.1 document of every registry operation. */

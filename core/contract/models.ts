@@ -26,7 +26,15 @@ export const ChannelId = z
   .regex(/^(dm|grp)_[A-Za-z0-9_-]{1,64}$/, 'must be a channel ID (dm_… or grp_…)')
   .openapi({ example: 'dm_3f9a0c1d2e' });
 
-export const Cursor = z.string().max(512).optional().openapi({ description: 'Opaque cursor from a previous page.' });
+export const Cursor = z
+  .string()
+  .max(512)
+  .regex(/^[A-Za-z0-9_-]*$/, 'must be a cursor from a previous page')
+  .optional()
+  .openapi({
+    description:
+      'Opaque cursor from a previous page (its next_cursor). A cursor this server did not issue is refused (validation_failed).',
+  });
 export const PageLimit = z.coerce.number().int().min(1).max(1000).optional().openapi({
   description: 'Page size; capped by max_page_size.',
 });
@@ -98,7 +106,16 @@ export const IpAddress = z
     }
     return ip;
   })
-  .openapi({ type: 'string', example: '192.168.1.20' });
+  .openapi({
+    type: 'string',
+    // What canonicalIp takes, in JSON Schema's own formats: a document-driven client (or fuzzer)
+    // sends only addresses this server accepts.
+    anyOf: [
+      { type: 'string', format: 'ipv4' },
+      { type: 'string', format: 'ipv6' },
+    ],
+    example: '192.168.1.20',
+  });
 
 export const Host = z
   .object({
@@ -204,7 +221,8 @@ export const LimitsPatch = Limits.partial()
   .refine((v) => Object.keys(v).length > 0, {
     message: 'name at least one setting',
     params: { reason: 'empty_patch' },
-  });
+  })
+  .openapi({ minProperties: 1 });
 
 export const Attachment = z
   .object({

@@ -16,9 +16,11 @@ async function hostCount(cookie: string): Promise<number> {
 }
 
 describe('structured errors, and nothing stored on bad input', () => {
-  it('answers unknown routes and methods with not_found', async () => {
+  it('answers unknown routes with not_found, and other methods of a known route with method_not_allowed', async () => {
     expectError(await call('GET', '/nope'), 404, 'not_found');
-    expectError(await call('PUT', '/me'), 404, 'not_found');
+    const wrongMethod = await call('PUT', '/me');
+    expectError(wrongMethod, 405, 'method_not_allowed');
+    expect(wrongMethod.headers.get('allow')).toBe('GET, HEAD');
   });
 
   it('names the field of a validation error', async () => {

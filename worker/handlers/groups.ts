@@ -23,6 +23,7 @@ import { requireReplyInChannel } from '../../core/domain/threads.js';
 import type { Env } from '../../core/env.js';
 import { newId } from '../../core/lib/crypto.js';
 import { currentSettings, registry } from '../../core/lib/settings-cache.js';
+import { isMultipart } from '../uploads/request.js';
 import { isKnownChannel } from './channel-access.js';
 import { agentIndex } from './messaging/stubs.js';
 import { readSendRequest } from './messaging/upload.js';
@@ -175,8 +176,10 @@ export const sendGroupMessageHandler: Handler<typeof sendGroupMessage> = async (
   c,
   requestId,
 }) => {
-  await requireKnownGroup(c, env, agent.agent_id, input.params.group_id, 'send');
   const { limits } = await currentSettings(env);
+  // A JSON send's text is refused before any object is asked about the group, as a direct send's is.
+  if (!isMultipart(c)) validateContent(input.body.body, false, limits.max_body_code_points);
+  await requireKnownGroup(c, env, agent.agent_id, input.params.group_id, 'send');
   // Multipart: checked as soon as the metadata arrives, before the file is staged.
   const replyCheck = (replyTo: string | undefined) => {
     if (replyTo !== undefined) requireReplyInChannel(replyTo, input.params.group_id);

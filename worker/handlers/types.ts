@@ -18,6 +18,8 @@ export interface AppVariables {
   channelAccess?: ReadonlyMap<string, boolean>;
   /** A JSON body, strictly decoded and parsed (middleware/json-body.ts); the route's schema validates it. */
   jsonBody?: unknown;
+  /** Why the JSON body was refused; thrown once the path and query are validated. */
+  jsonBodyError?: unknown;
   /** The request body's relay (middleware/drain-body.ts), for handlers that read a large body directly. */
   bodyRelay?: BodyRelay;
   /** The body as read during authentication (middleware/auth-extras.ts): its value, or its refusal for later. */

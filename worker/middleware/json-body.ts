@@ -40,9 +40,15 @@ export async function readJsonBody(c: Context<AppEnv>, op: OperationDef): Promis
 export function jsonBody(op: OperationDef) {
   return createMiddleware<AppEnv>(async (c, next) => {
     const early = c.get('earlyBody');
-    if (early && 'error' in early) throw early.error;
-    const value = early ? early.value : await readJsonBody(c, op);
-    if (value !== undefined) c.set('jsonBody', value);
+    try {
+      if (early && 'error' in early) throw early.error;
+      const value = early ? early.value : await readJsonBody(c, op);
+      if (value !== undefined) c.set('jsonBody', value);
+    } catch (error) {
+      // Refused when the body is validated (validJsonBody in app.ts), after the path and the
+      // query, as a route validator would: a bad path parameter is named before the media type.
+      c.set('jsonBodyError', error);
+    }
     await next();
   });
 }

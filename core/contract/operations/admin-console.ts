@@ -217,7 +217,10 @@ export const downloadAdminChannelFile = defineOperation({
       .optional()
       .openapi({ description: 'attachment (default) or inline, for image previews only.' }),
   }),
-  rawResponse: { mediaType: 'application/octet-stream', description: 'The file bytes.' },
+  rawResponse: {
+    mediaType: '*/*',
+    description: 'The file bytes, with the media type the sender gave (application/octet-stream when none).',
+  },
   errors: [...ADMIN_ERRORS, 'not_found', 'unsupported_media_type'],
   cli: { command: 'admin channels download', positionals: ['channel_id', 'file_id'] },
   mcp: false,

@@ -156,10 +156,12 @@ export const updateHost = defineOperation({
   summary: 'Change a host; new addresses apply to its agents at once',
   tags,
   params: HostParams,
-  body: HostInput.partial().refine((v) => Object.keys(v).length > 0, {
-    message: 'name at least one field',
-    params: { reason: 'empty_patch' },
-  }),
+  body: HostInput.partial()
+    .refine((v) => Object.keys(v).length > 0, {
+      message: 'name at least one field',
+      params: { reason: 'empty_patch' },
+    })
+    .openapi({ minProperties: 1 }),
   response: HostAnswer,
   errors: [...ADMIN_ERRORS, 'not_found', 'conflict'],
   cli: { command: 'admin hosts update', positionals: ['host_id'] },
@@ -246,10 +248,12 @@ export const updateAgent = defineOperation({
   summary: 'Rename, move, enable or disable an agent; disabling takes effect at once',
   tags,
   params: AgentParams,
-  body: AgentInput.partial().refine((v) => Object.keys(v).length > 0, {
-    message: 'name at least one field',
-    params: { reason: 'empty_patch' },
-  }),
+  body: AgentInput.partial()
+    .refine((v) => Object.keys(v).length > 0, {
+      message: 'name at least one field',
+      params: { reason: 'empty_patch' },
+    })
+    .openapi({ minProperties: 1 }),
   response: AgentAnswer,
   errors: [...ADMIN_ERRORS, 'not_found', 'conflict'],
   cli: { command: 'admin agents update', positionals: ['agent_id'] },

@@ -43,7 +43,10 @@ export const downloadFile = defineOperation({
   params: z.object({
     file_id: FileId.openapi({ description: "From a message's attachment or the channel's file list." }),
   }),
-  rawResponse: { mediaType: 'application/octet-stream', description: 'The file bytes.' },
+  rawResponse: {
+    mediaType: '*/*',
+    description: 'The file bytes, with the media type the sender gave (application/octet-stream when none).',
+  },
   errors: [...AGENT_ERRORS, 'not_found'],
   cli: { command: 'download', positionals: ['file_id'] },
   mcp: {
