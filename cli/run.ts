@@ -1,16 +1,13 @@
 /**
- * The `switchboard` command: `serve` runs the self-hosted server; every other command is
- * generated from the operation registry and calls the HTTP API (it never opens storage).
+ * The `switchboard` program behind the entry (cli/main.ts): `serve` runs the self-hosted server;
+ * every other command is generated from the operation registry and calls the HTTP API (it never
+ * opens storage).
  */
 
 import { registerServeCommand } from './commands/serve.js';
 import { buildProgram, runCli } from './program.js';
 
 const io = { env: process.env, stdin: process.stdin, stdout: process.stdout, stderr: process.stderr };
-// `switchboard … | head` closes the pipe early; that is not an error worth a trace.
-process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-  if (error.code !== 'EPIPE') throw error;
-});
 
 const program = buildProgram(io);
 
