@@ -1,19 +1,27 @@
 /**
- * The `switchboard` command: `serve` runs the self-hosted server; every other command is
- * generated from the operation registry and calls the HTTP API (it never opens storage).
+ * The `switchboard` command's entry. It loads almost nothing itself, because agents start it on
+ * every poll and MCP clients give `switchboard mcp` about a second: `--version` and `mcp` (with
+ * the options it documents) start without commander or the registry; everything else, and any
+ * form of those the quick reading below does not recognise, goes to the full program (cli/run.ts).
  */
+import { VERSION } from '../client/version.js';
+import { quickRoute } from './quick-route.js';
 
-import { registerServeCommand } from './commands/serve.js';
-import { buildProgram, runCli } from './program.js';
-
-const io = { env: process.env, stdin: process.stdin, stdout: process.stdout, stderr: process.stderr };
 // `switchboard … | head` closes the pipe early; that is not an error worth a trace.
 process.stdout.on('error', (error: NodeJS.ErrnoException) => {
   if (error.code !== 'EPIPE') throw error;
 });
 
-const program = buildProgram(io);
-
-registerServeCommand(program.command);
-
-process.exitCode = await runCli(program, process.argv, io);
+const route = quickRoute(process.argv.slice(2));
+if (route.kind === 'version') {
+  process.stdout.write(`${VERSION}\n`);
+} else if (route.kind === 'mcp') {
+  const { runStdioServer } = await import('../mcp/stdio.js');
+  await runStdioServer({
+    ...(route.profile !== undefined && { profile: route.profile }),
+    ...(route.allowDirs.length > 0 && { allowDirs: route.allowDirs }),
+    env: process.env,
+  });
+} else {
+  await import('./run.js');
+}

@@ -136,38 +136,97 @@ export interface Resolved {
   apiKey?: string;
   adminCookie?: string;
   sources: { url: Source; apiKey: Source };
+  /** SWITCHBOARD_URL / SWITCHBOARD_API_KEY values that `--profile` overrode. */
+  ignored: string[];
+}
+
+/** Both sides as `login` stores a URL, so that a trailing slash is no disagreement. */
+function sameUrl(a: string, b: string): boolean {
+  const tidy = (url: string) => {
+    try {
+      return normalizeUrl(url);
+    } catch {
+      return url;
+    }
+  };
+  return tidy(a) === tidy(b);
 }
 
 /**
- * Precedence: `--profile` > SWITCHBOARD_PROFILE > the file's `current` > "default";
- * SWITCHBOARD_URL and SWITCHBOARD_API_KEY override the profile's values.
+ * Which profile: `--profile` > SWITCHBOARD_PROFILE > the file's `current` > "default".
+ *
+ * Which URL and key:
+ * - No explicit profile (the file's `current`, or "default"): SWITCHBOARD_URL and
+ *   SWITCHBOARD_API_KEY override the profile's values (with no config file at all, they are the
+ *   whole connection).
+ * - An explicit profile that is in the file: its own URL and key. A variable only fills in a value
+ *   the profile does not have. One that differs from the stored value is ignored after
+ *   `--profile` (the flag wins; `config show` and `switchboard mcp` say so), and refused after
+ *   SWITCHBOARD_PROFILE: two environment variables naming two different accounts or servers is a
+ *   mix-up (typically a key inherited from the shell), so nothing is sent until one is unset.
+ * - An explicit profile that is not in the file: SWITCHBOARD_URL (and SWITCHBOARD_API_KEY) are the
+ *   connection, as with no profile; without SWITCHBOARD_URL that is an error.
  */
 export function resolveProfile(flagProfile: string | undefined, env: Env = process.env): Resolved {
   const path = configPath(env);
   const config = readConfig(path);
+  const fromEnv = flagProfile === undefined && !!env.SWITCHBOARD_PROFILE;
   const explicit = flagProfile ?? (env.SWITCHBOARD_PROFILE || undefined);
   const profileName = checkProfileName(explicit ?? config.current ?? DEFAULT_PROFILE);
   const profile = config.profiles[profileName];
-  if (explicit && !profile && !env.SWITCHBOARD_URL) {
+  let envUrl = env.SWITCHBOARD_URL || undefined;
+  let envKey = env.SWITCHBOARD_API_KEY || undefined;
+  if (explicit && !profile && !envUrl) {
     const known = Object.keys(config.profiles);
     throw configError(
       `no profile "${profileName}" in ${path}` +
         (known.length ? ` (profiles: ${known.join(', ')})` : '; run `switchboard login --url URL --key KEY`'),
     );
   }
-  const envUrl = env.SWITCHBOARD_URL || undefined;
-  const envKey = env.SWITCHBOARD_API_KEY || undefined;
+  const ignored: string[] = [];
+  if (explicit && profile) {
+    const urlDiffers = envUrl !== undefined && !sameUrl(envUrl, profile.url);
+    const keyDiffers = envKey !== undefined && profile.api_key !== undefined && envKey !== profile.api_key;
+    if (fromEnv && (urlDiffers || keyDiffers)) {
+      const variable = keyDiffers ? 'SWITCHBOARD_API_KEY' : 'SWITCHBOARD_URL';
+      const what = keyDiffers ? 'API key' : 'URL';
+      throw configError(
+        `SWITCHBOARD_PROFILE=${profileName} and ${variable} disagree: profile "${profileName}" in ${path} has ` +
+          `another ${what}; unset ${variable} (often inherited from a shell), or SWITCHBOARD_PROFILE, ` +
+          'or choose with --profile',
+      );
+    }
+    if (urlDiffers) {
+      ignored.push('SWITCHBOARD_URL');
+      envUrl = undefined;
+    }
+    if (keyDiffers) {
+      ignored.push('SWITCHBOARD_API_KEY');
+      envKey = undefined;
+    }
+  }
+  // An explicit stored profile first; otherwise the variables first.
+  const pick = (stored: string | undefined, variable: string | undefined): [string | undefined, Source] => {
+    const order: [string | undefined, Source][] = explicit
+      ? [
+          [stored, 'profile'],
+          [variable, 'env'],
+        ]
+      : [
+          [variable, 'env'],
+          [stored, 'profile'],
+        ];
+    return order.find(([value]) => value !== undefined) ?? [undefined, 'none'];
+  };
+  const [url, urlSource] = pick(profile?.url, envUrl);
+  const [apiKey, keySource] = pick(profile?.api_key, envKey);
   const resolved: Resolved = {
     configPath: path,
     profileName,
     stored: profile !== undefined,
-    sources: {
-      url: envUrl ? 'env' : profile ? 'profile' : 'none',
-      apiKey: envKey ? 'env' : profile?.api_key ? 'profile' : 'none',
-    },
+    sources: { url: urlSource, apiKey: keySource },
+    ignored,
   };
-  const url = envUrl ?? profile?.url;
-  const apiKey = envKey ?? profile?.api_key;
   if (url !== undefined) resolved.url = url;
   if (apiKey !== undefined) resolved.apiKey = apiKey;
   if (profile?.admin_cookie) resolved.adminCookie = profile.admin_cookie;

@@ -1,3 +1,5 @@
+import type { ClientErrorBody } from '../core/contract/models.js';
+
 /**
  * The CLI's exit codes and the local failures behind them. A failure the user can fix (a flag, a
  * missing key, an unreachable server, a missing file) is one line on stderr, never a stack trace.
@@ -71,4 +73,26 @@ export function describeFsError(error: unknown, path: string): string {
     default:
       return `${path}: ${error instanceof Error ? error.message : String(error)}`;
   }
+}
+
+function hint(role: string, body: ClientErrorBody): string {
+  switch (body.error.code) {
+    case 'unauthenticated':
+      return role === 'agent'
+        ? ' (check the key: `switchboard config show`)'
+        : ' (sign in again: `switchboard admin login`)';
+    case 'source_ip_denied':
+      // The server names the address it saw (error.target): often a NAT, a proxy or IPv6.
+      return typeof body.error.target === 'string'
+        ? ` (the server saw ${body.error.target}; add it to the agent's host, or connect from a host address)`
+        : " (this machine's address is not one of the agent's host addresses)";
+    default:
+      return '';
+  }
+}
+
+export function describeApiError(role: string, status: number, body: ClientErrorBody): string {
+  const { code, message, field } = body.error;
+  const where = typeof field === 'string' ? ` [${field}]` : '';
+  return `switchboard: ${code} (HTTP ${status})${where}: ${message}${hint(role, body)}`;
 }

@@ -30,6 +30,8 @@ export interface HttpCall {
   files?: FileAccess;
   /** Milliseconds before giving up; undefined = no limit (file transfers). */
   timeoutMs?: number;
+  /** Gives up when aborted (a JSON call only), as a timeout does. */
+  signal?: AbortSignal;
 }
 
 /** The structured error body of api-v1.md (or one synthesized for a non-API answer). */
@@ -134,6 +136,7 @@ function plainRequest(
   headers: Record<string, string>,
   body: string | undefined,
   timeoutMs: number | undefined,
+  signal?: AbortSignal,
 ): Promise<Answer> {
   const send = url.startsWith('https:') ? httpsRequest : httpRequest;
   const allHeaders = body === undefined ? headers : { ...headers, 'content-length': String(Buffer.byteLength(body)) };
@@ -174,6 +177,9 @@ function plainRequest(
       reject(error);
     });
     req.on('close', () => clearTimeout(timer));
+    signal?.addEventListener('abort', () => req.destroy(Object.assign(new Error('aborted'), { name: 'AbortError' })), {
+      once: true,
+    });
     req.end(body);
   });
 }
@@ -221,7 +227,7 @@ export async function callOperation(call: HttpCall, connection: Connection): Pro
       response = fetched;
     } else {
       // No redirect is ever followed here either: a 3xx is answered as an error below.
-      response = await plainRequest(url, op.method.toUpperCase(), headers, body, call.timeoutMs);
+      response = await plainRequest(url, op.method.toUpperCase(), headers, body, call.timeoutMs, call.signal);
     }
   } catch (error) {
     throw unreachable(connection.url, error, call.timeoutMs);

@@ -128,6 +128,9 @@ export function registerTools(
       ((args: Record<string, unknown>) => call(tool, args ?? {})) as never,
     );
   }
+  // The SDK announces `tools.listChanged` as soon as a tool is registered; this list never changes
+  // while a server runs, and a client that trusts the flag would wait for notifications that never come.
+  server.server.registerCapabilities({ tools: { listChanged: false } });
   server.server.setRequestHandler(ListToolsRequestSchema, () => {
     let listing = listings.get(tools);
     if (!listing) {

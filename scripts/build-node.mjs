@@ -5,19 +5,21 @@
 // of separate node_modules files cost about 0.15 s of CPU per command (npm run bench:cli), and one
 // bundle also gives the MCP SDK and the registry the same zod. Miniflare stays external: it
 // loads workerd and its own files from its package directory.
-import { rmSync } from 'node:fs';
-import { sep } from 'node:path';
+//
+// `switchboard mcp` answers `initialize` and `tools/list` before it loads the SDK and the registry
+// (mcp/stdio.ts): those answers are recorded here by asking the full server itself (mcp/listing.ts,
+// bundled on its own into a temporary file and run), and built into the bundle as
+// __SWITCHBOARD_MCP_LISTING__.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, sep } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 
 // Chunk names carry content hashes: clear the old ones so dist/node holds exactly one build.
 rmSync('dist/node', { recursive: true, force: true });
 
-await build({
-  entryPoints: { switchboard: 'cli/main.ts' },
-  outdir: 'dist/node',
-  outExtension: { '.js': '.mjs' },
-  splitting: true,
-  chunkNames: 'chunks/[name]-[hash]',
+const shared = {
   bundle: true,
   platform: 'node',
   target: 'node20',
@@ -50,4 +52,32 @@ await build({
     js: "#!/usr/bin/env node\nimport { createRequire as __sbCreateRequire } from 'node:module';\nconst require = __sbCreateRequire(import.meta.url);",
   },
   logLevel: 'warning',
+};
+
+const recorderDir = mkdtempSync(join(tmpdir(), 'switchboard-mcp-listing-'));
+let listing;
+try {
+  const recorder = join(recorderDir, 'record.mjs');
+  const { outputFiles } = await build({
+    ...shared,
+    stdin: { contents: "export { recordListing } from './mcp/listing.ts';", resolveDir: process.cwd(), loader: 'ts' },
+    outfile: recorder,
+    write: false,
+    sourcemap: false,
+  });
+  writeFileSync(recorder, outputFiles[0].contents);
+  const { recordListing } = await import(pathToFileURL(recorder).href);
+  listing = await recordListing();
+} finally {
+  rmSync(recorderDir, { recursive: true, force: true });
+}
+
+await build({
+  ...shared,
+  entryPoints: { switchboard: 'cli/main.ts' },
+  outdir: 'dist/node',
+  outExtension: { '.js': '.mjs' },
+  splitting: true,
+  chunkNames: 'chunks/[name]-[hash]',
+  define: { __SWITCHBOARD_MCP_LISTING__: JSON.stringify(JSON.stringify(listing)) },
 });

@@ -105,6 +105,8 @@ export function registerConfigCommands(program: Command, runtime: ConfigRuntime)
         url_source: resolved.sources.url,
         api_key: resolved.apiKey ? maskKey(resolved.apiKey) : null,
         api_key_source: resolved.sources.apiKey,
+        // Variables that --profile overrode (they named another server or key).
+        ignored_env: resolved.ignored,
         admin_signed_in: resolved.adminCookie !== undefined,
       });
     });

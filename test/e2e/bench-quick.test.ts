@@ -39,6 +39,9 @@ describe.skipIf(process.platform !== 'linux')('npm run bench -- --quick', () => 
       expect(ceiling.workerdCpuMs).toBeGreaterThan(0);
       expect(ceiling.launcherCpuMs).toBeGreaterThan(0);
     }
+    // Start-up: each command and its bare counterpart ran (the phase throws on a failed run).
+    expect(Object.keys(results.startup.commands)).toHaveLength(3);
+    for (const row of Object.values<any>(results.startup.commands)) expect(row.builds.current.runs).toBeGreaterThan(0);
     expect(results.upload).toMatchObject({ ok: true, status: 200 });
     expect(results.upload.peakMb).toBeGreaterThan(0);
     expect(results.upload.processes.map((p: { comm: string }) => p.comm)).toContain('workerd');

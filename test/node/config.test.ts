@@ -51,6 +51,52 @@ describe('profiles', () => {
     expect(overridden).toMatchObject({ url: 'http://env:3', apiKey: 'k3', sources: { url: 'env', apiKey: 'env' } });
   });
 
+  it('an explicit profile is never overridden in silence by an inherited URL or key', () => {
+    const path = join(temp(), 'config.json');
+    updateProfile(path, 'claude', { url: 'http://one:1', api_key: 'k-claude' });
+    updateProfile(path, 'admin', { url: 'http://one:1' });
+    const inherited = { SWITCHBOARD_CONFIG: path, SWITCHBOARD_URL: 'http://one:1/', SWITCHBOARD_API_KEY: 'k-other' };
+    // The flag wins, and says which variable it overrode.
+    expect(resolveProfile('claude', inherited)).toMatchObject({
+      apiKey: 'k-claude',
+      sources: { url: 'profile', apiKey: 'profile' },
+      ignored: ['SWITCHBOARD_API_KEY'],
+    });
+    expect(resolveProfile('claude', { ...inherited, SWITCHBOARD_URL: 'http://two:2' })).toMatchObject({
+      url: 'http://one:1',
+      ignored: ['SWITCHBOARD_URL', 'SWITCHBOARD_API_KEY'],
+    });
+    // Two environment variables that disagree: refused, naming both.
+    const both = { ...inherited, SWITCHBOARD_PROFILE: 'claude' };
+    expect(() => resolveProfile(undefined, both)).toThrow(LocalError);
+    expect(() => resolveProfile(undefined, both)).toThrow(
+      /SWITCHBOARD_PROFILE=claude and SWITCHBOARD_API_KEY disagree/,
+    );
+    expect(() =>
+      resolveProfile(undefined, {
+        SWITCHBOARD_CONFIG: path,
+        SWITCHBOARD_PROFILE: 'claude',
+        SWITCHBOARD_URL: 'http://x:9',
+      }),
+    ).toThrow(/SWITCHBOARD_PROFILE=claude and SWITCHBOARD_URL disagree/);
+    // The same values are no disagreement (a trailing slash included); a value the profile lacks is filled in.
+    expect(resolveProfile(undefined, { ...both, SWITCHBOARD_API_KEY: 'k-claude' })).toMatchObject({
+      apiKey: 'k-claude',
+      ignored: [],
+    });
+    expect(resolveProfile(undefined, { ...inherited, SWITCHBOARD_PROFILE: 'admin' })).toMatchObject({
+      url: 'http://one:1',
+      apiKey: 'k-other',
+      sources: { url: 'profile', apiKey: 'env' },
+    });
+    // The flag also wins over a disagreeing SWITCHBOARD_PROFILE pair.
+    expect(resolveProfile('claude', both).apiKey).toBe('k-claude');
+    // Without an explicit profile the variables override the current one, as documented.
+    expect(resolveProfile(undefined, inherited)).toMatchObject({ apiKey: 'k-other', sources: { apiKey: 'env' } });
+    // An explicit profile that is not stored: the variables are the connection.
+    expect(resolveProfile('fresh', inherited)).toMatchObject({ stored: false, apiKey: 'k-other', ignored: [] });
+  });
+
   it('works from the environment alone, and names an unknown profile clearly', () => {
     const env = {
       SWITCHBOARD_CONFIG: join(temp(), 'none.json'),
