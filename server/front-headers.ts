@@ -100,8 +100,15 @@ export function forwardRequestHeaders(headers: IncomingHttpHeaders, context: For
   return out;
 }
 
-/** Miniflare's answer as sent to the client: hop-by-hop and Miniflare-internal headers removed. */
-export function forwardResponseHeaders(rawHeaders: string[]): [string, string][] {
+/** What the worker tells the front for its request log (worker/middleware/request-context.ts). */
+export const LOG_HEADERS = { route: 'x-switchboard-log-route', actor: 'x-switchboard-log-actor' } as const;
+const LOG_HEADER_PREFIX = 'x-switchboard-log-';
+
+/**
+ * Miniflare's answer as sent to the client: hop-by-hop and Miniflare-internal headers removed,
+ * and the worker's log headers taken out into `internal` (they are for the front only).
+ */
+export function forwardResponseHeaders(rawHeaders: string[], internal?: Record<string, string>): [string, string][] {
   const pairs: [string, string][] = [];
   const listed = new Set<string>();
   for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
@@ -113,6 +120,10 @@ export function forwardResponseHeaders(rawHeaders: string[]): [string, string][]
     const name = rawHeaders[i] as string;
     const lower = name.toLowerCase();
     if (HOP_BY_HOP.has(lower) || listed.has(lower) || lower === 'transfer-encoding' || lower.startsWith('mf-')) {
+      continue;
+    }
+    if (lower.startsWith(LOG_HEADER_PREFIX)) {
+      if (internal) internal[lower] = rawHeaders[i + 1] as string;
       continue;
     }
     pairs.push([name, rawHeaders[i + 1] as string]);

@@ -12,12 +12,15 @@
  */
 import http from 'node:http';
 import https from 'node:https';
-import type { Socket } from 'node:net';
+import net, { type Socket } from 'node:net';
 import { pipeline } from 'node:stream/promises';
 import { BodyRelay } from './body-relay.js';
 import { closeAfterAnswer } from './client-close.js';
 import { clientErrorAnswer, errorBody, newRequestId, rawErrorResponse } from './front-errors.js';
-import { forwardRequestHeaders, forwardResponseHeaders } from './front-headers.js';
+import { forwardRequestHeaders, forwardResponseHeaders, LOG_HEADERS, peerAddress } from './front-headers.js';
+import type { ServerLog } from './log.js';
+import { DEFAULT_SOCKET_LIMITS, SocketGuard, type SocketLimits } from './socket-guard.js';
+import { TLS_PROFILE } from './tls-profile.js';
 
 export interface FrontOptions {
   /** workerd's entry socket (Miniflare's `core:entry`, then the assets router). */
@@ -30,17 +33,33 @@ export interface FrontOptions {
   tls?: { cert: Buffer; key: Buffer };
   /** How much of a request body is kept for a resend after a stale pooled connection. */
   maxReplayBytes?: number;
+  /** Deadlines and caps on client sockets (socket-guard.ts). */
+  limits?: SocketLimits;
+  /** Where each request is logged (JSON format only). */
+  log?: ServerLog;
 }
 
 export interface Front {
+  /** The HTTP(S) server; it does not listen itself: `listener` hands it the connections it admits. */
   server: http.Server;
+  listener: net.Server;
+  guard: SocketGuard;
   listen(host: string, port: number): Promise<number>;
   /** Stops accepting, lets running requests finish for up to `graceMs`, then cuts the rest. */
   close(graceMs?: number): Promise<void>;
 }
 
+/** HSTS under TLS: a browser that once reached the console over HTTPS never tries plain HTTP. */
+const HSTS: [string, string] = ['Strict-Transport-Security', 'max-age=31536000'];
+
 /** A structured error (api-v1.md) for the few answers the front gives itself. */
-function sendError(res: http.ServerResponse, status: number, code: string, message: string): void {
+function sendError(
+  res: http.ServerResponse,
+  status: number,
+  code: string,
+  message: string,
+  extra: Record<string, string> = {},
+): void {
   if (res.headersSent) {
     res.destroy();
     return;
@@ -48,12 +67,20 @@ function sendError(res: http.ServerResponse, status: number, code: string, messa
   const requestId = newRequestId();
   const body = errorBody(requestId, { status, code, message });
   res.writeHead(status, {
+    ...extra,
     'content-type': 'application/json',
     'content-length': Buffer.byteLength(body),
     'x-request-id': requestId,
   });
   res.end(body);
 }
+
+/** A plain-HTTP request on the TLS port: one clear answer in plain HTTP, then the connection ends. */
+const PLAIN_HTTP_ON_TLS = rawErrorResponse({
+  status: 400,
+  code: 'validation_failed',
+  message: 'This port speaks HTTPS: use an https:// URL.',
+});
 
 /** How a request fails on a pooled connection that workerd had already closed. */
 const STALE_SOCKET = new Set(['ECONNRESET', 'EPIPE']);
@@ -82,29 +109,43 @@ export function isWorkerPath(url: string): boolean {
 
 export function createFront(options: FrontOptions): Front {
   const scheme = options.tls ? 'https' : 'http';
+  const limits = options.limits ?? DEFAULT_SOCKET_LIMITS;
+  const log = options.log;
+  const hsts: Record<string, string> = options.tls ? { [HSTS[0]]: HSTS[1] } : {};
+  /** How to give up on the upstream exchange of a request whose body stalled. */
+  const stalled = new WeakMap<http.ServerResponse, () => void>();
   // Keep-alive to Miniflare: one loopback connection per concurrent request, reused.
   const agent = new http.Agent({ keepAlive: true, maxFreeSockets: 64 });
 
   const handle = (req: http.IncomingMessage, res: http.ServerResponse) => {
     const path = req.url ?? '';
+    const internal: Record<string, string> = {};
+    if (log?.json) logWhenDone(req, res, internal);
+    if (!guard.requestStarted(req, res, hasBody(req))) {
+      sendError(res, 429, 'too_many_attempts', 'Too many requests in flight from this address; try again shortly.', {
+        ...hsts,
+        'retry-after': '1',
+      });
+      return;
+    }
     // Only origin-form targets: an absolute URL or `*` would let a client pick what Miniflare sees.
     if (!path.startsWith('/') || path.startsWith('//')) {
-      sendError(res, 400, 'validation_failed', 'Malformed request target.');
+      sendError(res, 400, 'validation_failed', 'Malformed request target.', hsts);
       return;
     }
     // Miniflare's own endpoints live under /cdn-cgi/; on Cloudflare that prefix belongs to the edge.
     if (/^\/cdn-cgi(\/|$|\?)/i.test(path)) {
-      sendError(res, 404, 'not_found', 'Not found.');
+      sendError(res, 404, 'not_found', 'Not found.', hsts);
       return;
     }
     // HTTP/1.1 requires Host (RFC 9112 §3.2); Node's own refusal would not be a structured error.
     if (req.headers.host === undefined && req.httpVersion !== '1.0') {
-      sendError(res, 400, 'validation_failed', 'Missing Host header.');
+      sendError(res, 400, 'validation_failed', 'Missing Host header.', hsts);
       return;
     }
     const host = req.headers.host ?? `localhost:${req.socket.localPort ?? ''}`;
     if (!HOST_HEADER.test(host)) {
-      sendError(res, 400, 'validation_failed', 'Malformed Host header.');
+      sendError(res, 400, 'validation_failed', 'Malformed Host header.', hsts);
       return;
     }
     const originalUrl = `${scheme}://${host}${path}`;
@@ -133,6 +174,10 @@ export function createFront(options: FrontOptions): Front {
       if (!res.writableFinished) upstream.destroy();
     });
     req.on('error', () => upstream.destroy());
+    stalled.set(res, () => {
+      body.detach();
+      upstream.destroy();
+    });
 
     const send = (fresh: boolean) => {
       // The retry takes a connection of its own (agent: false), never another pooled one.
@@ -159,7 +204,11 @@ export function createFront(options: FrontOptions): Front {
           closeAfterAnswer(req, res);
           answer.on('end', () => attempt.destroy());
         }
-        res.writeHead(answer.statusCode ?? 502, answer.statusMessage, forwardResponseHeaders(answer.rawHeaders).flat());
+        const headers = forwardResponseHeaders(answer.rawHeaders, internal);
+        const answerId = answer.headers['x-request-id'];
+        if (typeof answerId === 'string') internal['x-request-id'] = answerId;
+        if (options.tls) headers.push(HSTS);
+        res.writeHead(answer.statusCode ?? 502, answer.statusMessage, headers.flat());
         pipeline(answer, res).catch(() => {
           // The client disconnected or Miniflare went away mid-answer; `close` above cleans up.
         });
@@ -174,20 +223,116 @@ export function createFront(options: FrontOptions): Front {
         }
         body.discard();
         if (!req.complete) closeAfterAnswer(req, res);
-        sendError(res, 503, 'unavailable', 'The server closed the connection before answering; try again.');
+        sendError(res, 503, 'unavailable', 'The server closed the connection before answering; try again.', hsts);
       });
       body.attach(attempt);
     };
     send(false);
   };
 
+  /** One record per request, once its answer is over (or the client went away). */
+  const logWhenDone = (req: http.IncomingMessage, res: http.ServerResponse, internal: Record<string, string>) => {
+    const started = performance.now();
+    res.once('close', () => {
+      const actor = internal[LOG_HEADERS.actor] ?? '';
+      const [kind, id] = [actor.slice(0, actor.indexOf(':')), actor.slice(actor.indexOf(':') + 1)];
+      const ownId = res.getHeader('x-request-id');
+      log?.request({
+        request_id: internal['x-request-id'] ?? (typeof ownId === 'string' ? ownId : ''),
+        method: req.method ?? '',
+        route: internal[LOG_HEADERS.route] ?? (res.headersSent ? 'static' : 'none'),
+        status: res.headersSent ? res.statusCode : null,
+        duration_ms: Math.round((performance.now() - started) * 10) / 10,
+        client_ip: peerAddress(req.socket.remoteAddress),
+        ...(kind === 'agent' && { agent_id: id }),
+        ...(kind === 'admin' && { admin: id }),
+        ...(!res.writableFinished && { aborted: true as const }),
+      });
+    });
+  };
+
   // Missing Host is refused by `handle` with a structured error instead of Node's bare 400.
   const server: http.Server = options.tls
-    ? https.createServer({ cert: options.tls.cert, key: options.tls.key, requireHostHeader: false }, handle)
+    ? https.createServer(
+        { cert: options.tls.cert, key: options.tls.key, requireHostHeader: false, ...TLS_PROFILE },
+        handle,
+      )
     : http.createServer({ requireHostHeader: false }, handle);
-  // Large uploads on slow links need more than Node's 5-minute default; headers stay bounded.
+  // The socket guard bounds heads, bodies and idle time (socket-guard.ts); Node's own deadlines
+  // stay as outer bounds. Large uploads on slow links need more than Node's 5-minute default.
   server.requestTimeout = 30 * 60_000;
   server.headersTimeout = 60_000;
+  server.keepAliveTimeout = limits.idleTimeoutMs;
+
+  const guard = new SocketGuard(limits, {
+    onHeadTimeout(socket, partial) {
+      // A half-sent head gets its answer (plain HTTP only: under TLS the bytes would be noise).
+      if (partial && !options.tls && socket.writable) {
+        socket.end(
+          rawErrorResponse({
+            status: 400,
+            code: 'validation_failed',
+            message: 'The request was not received in time.',
+          }),
+        );
+        setTimeout(() => socket.destroy(), 1000).unref();
+      } else {
+        socket.destroy();
+      }
+    },
+    onBodyStall(req, res) {
+      res.setHeader('connection', 'close');
+      // No lingering close: this client is not sending its body.
+      req.socket.once('finish', () => req.socket.destroy());
+      setTimeout(() => req.socket.destroy(), 1000).unref();
+      if (res.headersSent) {
+        res.destroy();
+        return;
+      }
+      sendError(res, 408, 'upload_stalled', 'The request body stopped arriving; the connection is closed.', hsts);
+      // After the answer began, so the upstream's failure is not answered as a 503 as well.
+      stalled.get(res)?.();
+    },
+    onRefused(socket, perAddress) {
+      if (!options.tls && socket.writable) {
+        socket.end(
+          rawErrorResponse({
+            status: 503,
+            code: 'unavailable',
+            message: perAddress
+              ? 'Too many connections from this address.'
+              : 'The server has too many connections; try again.',
+          }),
+        );
+        setTimeout(() => socket.destroy(), 1000).unref();
+      } else {
+        socket.destroy();
+      }
+    },
+  });
+
+  /** Every client connection: admitted by the guard, then given to the HTTP(S) server. */
+  const listener = net.createServer({ pauseOnConnect: options.tls !== undefined }, (socket) => {
+    if (!guard.admit(socket)) return;
+    socket.on('error', () => socket.destroy());
+    if (!options.tls) {
+      server.emit('connection', socket);
+      return;
+    }
+    // A TLS connection starts with a handshake record (0x16); anything else is most likely
+    // plain HTTP sent to the HTTPS port, which gets an answer it can read instead of silence.
+    socket.once('data', (chunk: Buffer) => {
+      socket.pause();
+      if (chunk[0] === 0x16) {
+        socket.unshift(chunk);
+        server.emit('connection', socket);
+      } else {
+        socket.end(PLAIN_HTTP_ON_TLS);
+        setTimeout(() => socket.destroy(), 1000).unref();
+      }
+    });
+    socket.resume();
+  });
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
     if (!socket.writable || error.code === 'ECONNRESET') {
       socket.destroy();
@@ -209,26 +354,36 @@ export function createFront(options: FrontOptions): Front {
 
   return {
     server,
+    listener,
+    guard,
     listen(host, port) {
       return new Promise((resolve, reject) => {
-        server.once('error', reject);
-        server.listen({ host, port }, () => {
-          server.off('error', reject);
-          const address = server.address();
+        listener.once('error', reject);
+        listener.listen({ host, port }, () => {
+          listener.off('error', reject);
+          // Past start-up an accept error (out of file descriptors) must not end the process.
+          listener.on('error', () => {});
+          const address = listener.address();
           resolve(typeof address === 'object' && address ? address.port : port);
         });
       });
     },
     close(graceMs = 5000) {
       return new Promise((resolve) => {
-        const timer = setTimeout(() => server.closeAllConnections(), graceMs);
+        const timer = setTimeout(() => {
+          server.closeAllConnections();
+          guard.destroyAll();
+        }, graceMs);
         timer.unref();
-        server.close(() => {
+        listener.close(() => {
           clearTimeout(timer);
+          guard.stop();
           agent.destroy();
           resolve();
         });
         server.closeIdleConnections();
+        // Connections still in their head (or never speaking) have no request to finish.
+        guard.destroyWaiting();
       });
     },
   };

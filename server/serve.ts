@@ -19,6 +19,8 @@ import { announceDiagnostics, diagnosticsFromEnv } from './diagnostics.js';
 import { ensureFirstAdmin } from './first-admin.js';
 import { createFront } from './front.js';
 import { HostMetrics } from './host-metrics.js';
+import { ServerLog } from './log.js';
+import { socketLimitsFromEnv } from './socket-guard.js';
 import { startWorkerRuntime, type WorkerRuntime } from './worker-runtime.js';
 
 function readTls(config: ServeConfig): { cert: Buffer; key: Buffer } | undefined {
@@ -35,6 +37,8 @@ function readTls(config: ServeConfig): { cert: Buffer; key: Buffer } | undefined
 
 export async function serve(config: ServeConfig): Promise<void> {
   const diagnostics = diagnosticsFromEnv(process.env);
+  const log = new ServerLog(config.logFormat);
+  const limits = socketLimitsFromEnv(process.env);
   const tls = readTls(config);
   announceDiagnostics(diagnostics, (text) => process.stderr.write(text));
   const layout = dataDirLayout(config.dataDir);
@@ -51,9 +55,20 @@ export async function serve(config: ServeConfig): Promise<void> {
     frontSecret,
     metrics: () => metrics.read(),
     diagnostics,
+    ...(log.json && {
+      onWorkerLog: ({ message, level }) =>
+        log.event('worker_log', message, { level: level === 'error' ? 'error' : level === 'warn' ? 'warn' : 'info' }),
+    }),
   });
 
-  const front = createFront({ upstream: runtime.url, direct: runtime.directUrl, secret: frontSecret, tls });
+  const front = createFront({
+    upstream: runtime.url,
+    direct: runtime.directUrl,
+    secret: frontSecret,
+    tls,
+    limits,
+    log,
+  });
   let port: number;
   try {
     port = await front.listen(config.host, config.port);
@@ -70,10 +85,14 @@ export async function serve(config: ServeConfig): Promise<void> {
       process.exit(1);
     }
     shuttingDown = true;
-    process.stderr.write(`Switchboard: ${signal} received, shutting down.\n`);
+    log.event('shutdown', `Switchboard: ${signal} received, shutting down.`, {
+      stream: 'stderr',
+      fields: { signal },
+    });
     await front.close();
     await runtime.dispose().catch(() => {});
     removeLauncherInfo(layout);
+    if (log.json) log.event('stopped', 'Switchboard: stopped.');
     process.exit(0);
   };
   // Miniflare installs SIGINT/SIGTERM handlers that kill workerd and exit at once with 130/143,
@@ -86,13 +105,23 @@ export async function serve(config: ServeConfig): Promise<void> {
   try {
     const outcome = await ensureFirstAdmin(await runtime.registry(), config.adminPassword, url);
     if (outcome.kind === 'created') {
-      process.stdout.write(`Created administrator "${outcome.username}" from SWITCHBOARD_ADMIN_PASSWORD.\n`);
+      log.event('admin_created', `Created administrator "${outcome.username}" from SWITCHBOARD_ADMIN_PASSWORD.`, {
+        fields: { admin: outcome.username },
+      });
     } else if (outcome.kind === 'setup-link') {
-      process.stdout.write(
+      const text =
         'No administrator exists yet. Open this one-time link to create one ' +
-          '(it works once; every start prints a new one until an administrator exists):\n' +
-          `  ${outcome.link}\n`,
-      );
+        '(it works once; every start prints a new one until an administrator exists):\n' +
+        `  ${outcome.link}\n`;
+      if (log.json) {
+        // The link carries a one-time token, which no JSON log line may: it goes to stderr.
+        process.stderr.write(text);
+        log.event('setup_link', 'No administrator exists yet: the one-time setup link is on stderr.', {
+          level: 'warn',
+        });
+      } else {
+        process.stdout.write(text);
+      }
     }
   } catch (error) {
     await front.close(0);
@@ -101,5 +130,6 @@ export async function serve(config: ServeConfig): Promise<void> {
   }
 
   writeLauncherInfo(layout, { pid: process.pid, public_url: url, internal_url: runtime.url.origin });
-  process.stdout.write(`Switchboard listening on ${url}\n`);
+  log.event('listening', `Switchboard listening on ${url}`, { fields: { url, tls: tls !== undefined } });
+  if (log.json) log.raw(`Switchboard listening on ${url}\n`);
 }

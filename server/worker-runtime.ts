@@ -51,6 +51,8 @@ export interface WorkerRuntimeOptions {
   metrics: () => Promise<Resources>;
   /** Opt-in measuring aids (diagnostics.ts); none by default. */
   diagnostics?: Diagnostics;
+  /** The worker's console output, line by line (the JSON log); by default it goes to stdio. */
+  onWorkerLog?: (entry: { message: string; level: string }) => void;
 }
 
 const OPTIONS_FILE = 'dist/worker/miniflare-options.json';
@@ -128,6 +130,7 @@ export async function startWorkerRuntime(options: WorkerRuntimeOptions): Promise
     defaultPersistRoot: options.persistRoot,
     // The front logs nothing per request, and neither may Miniflare (URLs, statuses).
     logRequests: false,
+    ...(options.onWorkerLog && { handleStructuredLogs: options.onWorkerLog }),
     workers: [
       {
         name: 'switchboard',

@@ -18,6 +18,11 @@ export function registerServeCommand(program: Command): void {
     .option('--data <dir>', `data directory (env SWITCHBOARD_DATA_DIR, default ${DEFAULT_DATA_DIR})`)
     .option('--tls-cert <file>', 'PEM certificate: serve HTTPS (with --tls-key)')
     .option('--tls-key <file>', 'PEM private key for --tls-cert')
+    .option(
+      '--log-format <format>',
+      'text, or json: one JSON object per line (env SWITCHBOARD_LOG_FORMAT, default text)',
+    )
+    .option('--config <file>', 'TOML file with host, port, data, tls_cert, tls_key, log_format (flags and env win)')
     .action(async (flags: ServeFlags) => {
       try {
         // Loaded on demand: Miniflare takes most of a second to import, and every other CLI

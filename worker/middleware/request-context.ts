@@ -1,4 +1,5 @@
 import { createMiddleware } from 'hono/factory';
+import { routePath } from 'hono/route';
 import { ApiError } from '../../core/contract/errors.js';
 import { base64url, digestsEqual } from '../../core/lib/crypto.js';
 import { canonicalIp } from '../../core/lib/ip.js';
@@ -6,6 +7,10 @@ import type { AppEnv } from '../handlers/types.js';
 
 /** The header by which the self-host front proves a request came through it. */
 export const FRONT_SECRET_HEADER = 'x-switchboard-front';
+
+/** Worker-to-front headers for the self-host request log (never sent on to a client). */
+export const LOG_ROUTE_HEADER = 'x-switchboard-log-route';
+export const LOG_ACTOR_HEADER = 'x-switchboard-log-actor';
 
 /** Gives every request an ID (`X-Request-Id`) and its client address. */
 export const requestContext = createMiddleware<AppEnv>(async (c, next) => {
@@ -17,6 +22,15 @@ export const requestContext = createMiddleware<AppEnv>(async (c, next) => {
   c.header('X-Request-Id', requestId);
   await next();
   c.header('X-Request-Id', requestId);
+  // Self-hosted, the front writes the request log; only the worker knows the route template and
+  // who asked. The front removes these headers before the answer leaves (server/front-headers.ts).
+  if (c.env.FRONT_SECRET) {
+    c.header(LOG_ROUTE_HEADER, routePath(c));
+    const agent = c.get('agent');
+    const admin = c.get('admin');
+    if (agent) c.header(LOG_ACTOR_HEADER, `agent:${agent.agent_id}`);
+    else if (admin) c.header(LOG_ACTOR_HEADER, `admin:${admin.username}`);
+  }
 });
 
 /**
