@@ -21,6 +21,7 @@ import { currentSettings } from '../core/lib/settings-cache.js';
 import { handlers } from './handlers/index.js';
 import type { AppEnv, Handler } from './handlers/types.js';
 import { mountRemoteMcp } from './mcp.js';
+import { countEvents, countRefusal } from './metrics.js';
 import { auditTrail, isAudited } from './middleware/audit.js';
 import { requireAdmin, requireAgentFor } from './middleware/auth.js';
 import { drainUnreadBody } from './middleware/drain-body.js';
@@ -28,7 +29,7 @@ import { jsonBody } from './middleware/json-body.js';
 import { frontGuard, requestContext } from './middleware/request-context.js';
 import { sameOriginWrites } from './middleware/same-origin.js';
 import { API_BASE, buildOpenApiDocument, routeFor } from './openapi.js';
-import { mountOperations } from './operations.js';
+import { mountOperations, requestMetrics } from './operations.js';
 
 /**
  * The first issue as structured details: the field path, zod's issue kind as the stable reason
@@ -82,6 +83,7 @@ async function validJsonBody(op: OperationDef, c: Context<AppEnv>): Promise<unkn
 }
 
 async function errorResponse(c: Context<AppEnv>, error: ApiError): Promise<Response> {
+  countRefusal(error.code);
   let revision = 0;
   try {
     revision = (await currentSettings(c.env)).revision;
@@ -149,7 +151,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
   });
 
   // drainUnreadBody first: it must also cover what frontGuard, the 404s and onError answer.
-  app.use('*', drainUnreadBody, requestContext, frontGuard);
+  app.use('*', drainUnreadBody, requestMetrics, requestContext, frontGuard);
   app.onError((error, c) => errorResponse(c, toApiError(error)));
   app.notFound((c) => errorResponse(c, new ApiError('not_found', `No route for ${c.req.method} ${c.req.path}.`)));
 
@@ -175,6 +177,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
         c,
       } as never);
       if (output instanceof Response) return output;
+      countEvents(op.id, output);
       return c.json(output as object, status);
     }) as never);
   }
