@@ -56,3 +56,13 @@ export type PendingChannel = Pick<ChannelEntry, 'channel_id' | 'kind'> & { gen: 
 // Group catalog (durable-objects/group-catalog): the administrators' group is the wire model.
 
 export type CatalogGroup = z.infer<typeof AdminGroup>;
+
+/** GET /metrics: agents counted by key state (AgentView.key_status) and enabled flag. */
+export interface AgentKeyCount {
+  key_status: 'active' | 'revoked' | 'none';
+  enabled: boolean;
+  agents: number;
+}
+
+/** The registry's answer to a scrape: metrics off, the token refused, or its figures. */
+export type ScrapeAnswer = { state: 'off' } | { state: 'refused' } | { state: 'ok'; agents: AgentKeyCount[] };

@@ -21,6 +21,7 @@ import { currentSettings } from '../core/lib/settings-cache.js';
 import { handlers } from './handlers/index.js';
 import type { AppEnv, Handler } from './handlers/types.js';
 import { mountRemoteMcp } from './mcp.js';
+import { countEvents, countRefusal } from './metrics.js';
 import { auditTrail, isAudited } from './middleware/audit.js';
 import { requireAdmin, requireAgentFor } from './middleware/auth.js';
 import { drainUnreadBody } from './middleware/drain-body.js';
@@ -28,6 +29,7 @@ import { jsonBody } from './middleware/json-body.js';
 import { frontGuard, requestContext } from './middleware/request-context.js';
 import { sameOriginWrites } from './middleware/same-origin.js';
 import { API_BASE, buildOpenApiDocument, routeFor } from './openapi.js';
+import { mountOperations, requestMetrics } from './operations.js';
 
 /**
  * The first issue as structured details: the field path, zod's issue kind as the stable reason
@@ -83,6 +85,7 @@ async function validJsonBody(op: OperationDef, c: Context<AppEnv>): Promise<unkn
 }
 
 async function errorResponse(c: Context<AppEnv>, error: ApiError): Promise<Response> {
+  countRefusal(error.code);
   let revision = 0;
   try {
     revision = (await currentSettings(c.env)).revision;
@@ -150,7 +153,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
   });
 
   // drainUnreadBody first: it must also cover what frontGuard, the 404s and onError answer.
-  app.use('*', drainUnreadBody, requestContext, frontGuard);
+  app.use('*', drainUnreadBody, requestMetrics, requestContext, frontGuard);
   app.onError((error, c) => errorResponse(c, toApiError(error)));
   const noRoute = (c: Context<AppEnv>) => {
     const allowed = methodsOf(c.req.path);
@@ -187,6 +190,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
         c,
       } as never);
       if (output instanceof Response) return output;
+      countEvents(op.id, output);
       return c.json(output as object, status);
     }) as never);
   }
@@ -198,6 +202,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
   };
   app.get('/openapi.json', serveDocument);
   app.get(`${API_BASE}/openapi.json`, serveDocument);
+  mountOperations(app);
   // Remote MCP over Streamable HTTP (worker/mcp.ts); not part of the operation registry.
   mountRemoteMcp(app);
   app.all(`${API_BASE}/*`, noRoute);

@@ -10,6 +10,7 @@ import * as files from './operations/files.js';
 import * as groups from './operations/groups.js';
 import * as identity from './operations/identity.js';
 import * as messaging from './operations/messaging.js';
+import * as metrics from './operations/metrics.js';
 import * as search from './operations/search.js';
 import type { OperationDef } from './registry.js';
 
@@ -29,6 +30,7 @@ export const operations = {
   ...pickOperations(files),
   ...pickOperations(groups),
   ...pickOperations(search),
+  ...pickOperations(metrics),
 };
 
 export type Operations = typeof operations;

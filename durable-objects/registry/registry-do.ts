@@ -9,6 +9,7 @@ import type {
   AuditEntryView,
   DirectoryEntryView,
   HostView,
+  ScrapeAnswer,
   SessionView,
 } from '../../core/rpc.js';
 import migrations from '../../migrations/registry/migrations.js';
@@ -24,6 +25,7 @@ import { AgentSyncOutbox } from './agent-sync-outbox.js';
 import { AUDIT_PRUNE_INTERVAL_MS, type AuditFilter, AuditLog, type AuditRecord } from './audit-log.js';
 import type { RegistryDb } from './database.js';
 import { HostsAndAgents } from './hosts-agents.js';
+import { MetricsToken } from './metrics-token.js';
 import * as schema from './schema.js';
 import { readSettings, writeSettings } from './settings.js';
 
@@ -45,6 +47,7 @@ export class RegistryDO extends DurableObject<Env> {
   private readonly accounts: AdminAccounts;
   private readonly audit: AuditLog;
   private readonly alarms: AlarmScheduler;
+  private readonly metricsToken: MetricsToken;
   /** Whether this instance has made sure a prune of the audit log is scheduled. */
   private auditPruneArmed = false;
 
@@ -57,6 +60,7 @@ export class RegistryDO extends DurableObject<Env> {
     this.auth = new AdminAuth(this.db, env);
     this.accounts = new AdminAccounts(this.db);
     this.audit = new AuditLog(this.db);
+    this.metricsToken = new MetricsToken(this.db, env);
     this.alarms = new AlarmScheduler(ctx, () => Date.now(), 'registry')
       .register('agent-sync', {
         run: async () => {
@@ -76,6 +80,27 @@ export class RegistryDO extends DurableObject<Env> {
           if (this.audit.prune(now)) await this.alarms.noLaterThan(now + AUDIT_PRUNE_INTERVAL_MS);
         },
       });
+  }
+
+  /** `/readyz`: the object opened (migrations applied) and its database answers a read. */
+  async ready(): Promise<true> {
+    this.ctx.storage.sql.exec('SELECT 1').toArray();
+    return true;
+  }
+
+  // The /metrics token (metrics-token.ts)
+
+  createMetricsToken(): Promise<string> {
+    return this.metricsToken.create(Date.now());
+  }
+
+  async deleteMetricsToken(): Promise<boolean> {
+    return this.metricsToken.delete();
+  }
+
+  /** Checks a scrape's bearer token and answers the registry's figures with it. */
+  scrapeMetrics(presented: string | null): Promise<ScrapeAnswer> {
+    return this.metricsToken.scrape(presented);
   }
 
   // Settings

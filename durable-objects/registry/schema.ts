@@ -135,3 +135,13 @@ export const auditLog = sqliteTable(
   },
   (t) => [index('audit_log_at').on(t.at), index('audit_log_admin').on(t.admin, t.id)],
 );
+
+/**
+ * The `/metrics` scrape token (hashed), while metrics are on: at most one row (id 1). Creating a
+ * new token replaces the old one; deleting it turns metrics off.
+ */
+export const metricsToken = sqliteTable('metrics_token', {
+  id: integer('id').primaryKey(),
+  tokenHash: text('token_hash').notNull(),
+  createdAt: integer('created_at').notNull(),
+});

@@ -4,6 +4,7 @@ import m0002 from './0002_agent_description.sql';
 import m0003 from './0003_agent_deletions.sql';
 import m0004 from './0004_agent_key_status.sql';
 import m0005 from './0005_admins_audit.sql';
+import m0006 from './0006_metrics_token.sql';
 import journal from './meta/_journal.json';
 
 export default {
@@ -15,5 +16,6 @@ export default {
     m0003,
     m0004,
     m0005,
+    m0006,
   },
 };

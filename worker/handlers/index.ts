@@ -13,6 +13,7 @@ import { listChannelsHandler, listMessagesHandler } from './messaging/channels.j
 import { claimMessagesHandler, getInboxHandler } from './messaging/inbox.js';
 import { searchMessagesHandler } from './messaging/search.js';
 import { sendDirectHandler } from './messaging/send.js';
+import * as metrics from './metrics.js';
 import type { HandlerMap } from './types.js';
 
 /** Every registry operation's implementation, keyed by operation ID. */
@@ -71,4 +72,6 @@ export const handlers: HandlerMap = {
   listAdminSessions: admins.listAdminSessionsHandler,
   endAdminSession: admins.endAdminSessionHandler,
   listAuditLog: admins.listAuditLogHandler,
+  createMetricsToken: metrics.createMetricsTokenHandler,
+  deleteMetricsToken: metrics.deleteMetricsTokenHandler,
 };

@@ -118,6 +118,8 @@ export const ROUTES: Record<OperationId, RouteEntry> = {
   listAdminSessions: { sample: () => ({}) },
   endAdminSession: { sample: () => ({ params: { session_id: 'ses_000000000000000000000000' } }) },
   listAuditLog: { sample: () => ({}) },
+  createMetricsToken: { sample: () => ({}) },
+  deleteMetricsToken: { sample: () => ({}) },
 
   // Messaging
   listChannels: { sample: () => ({}) },
