@@ -1,4 +1,3 @@
-import journal from './meta/_journal.json';
 import m0000 from './0000_init.sql';
 import m0001 from './0001_throttle.sql';
 import m0002 from './0002_agent_description.sql';
@@ -6,17 +5,17 @@ import m0003 from './0003_agent_deletions.sql';
 import m0004 from './0004_agent_key_status.sql';
 import m0005 from './0005_admins_audit.sql';
 import m0006 from './0006_audit_refusal_counts.sql';
+import journal from './meta/_journal.json';
 
-  export default {
-    journal,
-    migrations: {
-      m0000,
-m0001,
-m0002,
-m0003,
-m0004,
-m0005,
-m0006
-    }
-  }
-  
+export default {
+  journal,
+  migrations: {
+    m0000,
+    m0001,
+    m0002,
+    m0003,
+    m0004,
+    m0005,
+    m0006,
+  },
+};
