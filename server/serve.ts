@@ -13,12 +13,14 @@ import {
   newFrontSecret,
   prepareDataDir,
   removeLauncherInfo,
+  sweepPartialBlobs,
   writeLauncherInfo,
 } from './data-dir.js';
 import { announceDiagnostics, diagnosticsFromEnv } from './diagnostics.js';
 import { ensureFirstAdmin } from './first-admin.js';
 import { createFront } from './front.js';
 import { HostMetrics } from './host-metrics.js';
+import { serverNames } from './host-names.js';
 import { startWorkerRuntime, type WorkerRuntime } from './worker-runtime.js';
 
 function readTls(config: ServeConfig): { cert: Buffer; key: Buffer } | undefined {
@@ -39,6 +41,7 @@ export async function serve(config: ServeConfig): Promise<void> {
   announceDiagnostics(diagnostics, (text) => process.stderr.write(text));
   const layout = dataDirLayout(config.dataDir);
   prepareDataDir(layout);
+  sweepPartialBlobs(layout);
   const keyPepper = loadOrCreatePepper(layout.pepperFile);
   const frontSecret = newFrontSecret();
 
@@ -51,7 +54,16 @@ export async function serve(config: ServeConfig): Promise<void> {
     frontSecret,
     metrics: () => metrics.read(),
     diagnostics,
+    allowedHosts: serverNames(config.host, process.env.SWITCHBOARD_ALLOWED_HOSTS),
   });
+
+  try {
+    // Nothing is served yet, so every upload lease left is a previous boot's, dead with it.
+    await (await runtime.retention()).releasePreviousBootUploads();
+  } catch (error) {
+    await runtime.dispose().catch(() => {});
+    throw new Error(`Cannot release the previous run's uploads: ${(error as Error).message}`);
+  }
 
   const front = createFront({ upstream: runtime.url, direct: runtime.directUrl, secret: frontSecret, tls });
   let port: number;
