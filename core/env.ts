@@ -19,6 +19,11 @@ export interface UndeclaredBindings {
    * When present, requests without it are refused and the front's CF-Connecting-IP is trusted.
    */
   FRONT_SECRET?: string;
+  /**
+   * Self-host only: the names the server answers to (core/lib/host-names.ts), comma-separated,
+   * set by the launcher. Absent on Cloudflare, where the edge routes only the zone's names.
+   */
+  ALLOWED_HOSTS?: string;
   /** Self-host only: the launcher's host metrics service (CPU, memory, disk, GPU). */
   HOST_METRICS?: Fetcher;
 }

@@ -7,7 +7,7 @@
  * unreadable or damaged one stops the launcher instead of being replaced.
  */
 import { randomBytes } from 'node:crypto';
-import { chmodSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, type Dirent, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export interface DataDirLayout {
@@ -32,6 +32,36 @@ export function prepareDataDir(layout: DataDirLayout): void {
   mkdirSync(layout.root, { recursive: true, mode: 0o700 });
   mkdirSync(layout.state, { recursive: true, mode: 0o700 });
   mkdirSync(layout.runDir, { recursive: true, mode: 0o700 });
+}
+
+/** workerd writes a blob to `.kj-tmp.<random>.partial` and renames it when complete. */
+const PARTIAL_BLOB = /^\.kj-tmp\..*\.partial$/;
+
+/**
+ * Removes the partial blobs a killed workerd left in `state/r2` (an upload cut by SIGKILL): no
+ * object names them, and nothing else would ever delete them. Run before Miniflare starts, so no
+ * write is in progress. Returns how many went.
+ */
+export function sweepPartialBlobs(layout: DataDirLayout): number {
+  let removed = 0;
+  const visit = (dir: string) => {
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const entry of entries) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) visit(path);
+      else if (entry.isFile() && PARTIAL_BLOB.test(entry.name)) {
+        rmSync(path, { force: true });
+        removed++;
+      }
+    }
+  };
+  visit(join(layout.state, 'r2'));
+  return removed;
 }
 
 const PEPPER_PATTERN = /^[A-Za-z0-9_-]{43,}$/;

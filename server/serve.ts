@@ -13,6 +13,7 @@ import {
   newFrontSecret,
   prepareDataDir,
   removeLauncherInfo,
+  sweepPartialBlobs,
   writeLauncherInfo,
 } from './data-dir.js';
 import { announceDiagnostics, diagnosticsFromEnv } from './diagnostics.js';
@@ -21,6 +22,7 @@ import { createFront } from './front.js';
 import { HostMetrics } from './host-metrics.js';
 import { ServerLog } from './log.js';
 import { socketLimitsFromEnv } from './socket-guard.js';
+import { serverNames } from './host-names.js';
 import { startWorkerRuntime, type WorkerRuntime } from './worker-runtime.js';
 
 function readTls(config: ServeConfig): { cert: Buffer; key: Buffer } | undefined {
@@ -43,6 +45,7 @@ export async function serve(config: ServeConfig): Promise<void> {
   announceDiagnostics(diagnostics, (text) => process.stderr.write(text));
   const layout = dataDirLayout(config.dataDir);
   prepareDataDir(layout);
+  sweepPartialBlobs(layout);
   const keyPepper = loadOrCreatePepper(layout.pepperFile);
   const frontSecret = newFrontSecret();
 
@@ -59,7 +62,16 @@ export async function serve(config: ServeConfig): Promise<void> {
       onWorkerLog: ({ message, level }) =>
         log.event('worker_log', message, { level: level === 'error' ? 'error' : level === 'warn' ? 'warn' : 'info' }),
     }),
+    allowedHosts: serverNames(config.host, process.env.SWITCHBOARD_ALLOWED_HOSTS),
   });
+
+  try {
+    // Nothing is served yet, so every upload lease left is a previous boot's, dead with it.
+    await (await runtime.retention()).releasePreviousBootUploads();
+  } catch (error) {
+    await runtime.dispose().catch(() => {});
+    throw new Error(`Cannot release the previous run's uploads: ${(error as Error).message}`);
+  }
 
   const front = createFront({
     upstream: runtime.url,

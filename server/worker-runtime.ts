@@ -31,6 +31,11 @@ export interface RegistryRpc {
   issueSetupToken(): Promise<string | null>;
 }
 
+/** The RetentionDO methods the launcher calls (durable-objects/retention/retention-do.ts). */
+export interface RetentionRpc {
+  releasePreviousBootUploads(): Promise<number>;
+}
+
 export interface WorkerRuntime {
   /** workerd's entry socket, where the front forwards to (our worker refuses requests without
    *  the front secret). */
@@ -40,6 +45,7 @@ export interface WorkerRuntime {
    *  public scheme in FORWARDED_PROTO_HEADER. Same front-secret check. */
   directUrl: URL;
   registry(): Promise<RegistryRpc>;
+  retention(): Promise<RetentionRpc>;
   dispose(): Promise<void>;
 }
 
@@ -53,6 +59,8 @@ export interface WorkerRuntimeOptions {
   diagnostics?: Diagnostics;
   /** The worker's console output, line by line (the JSON log); by default it goes to stdio. */
   onWorkerLog?: (entry: { message: string; level: string }) => void;
+  /** The names the server answers to (host-names.ts); the worker refuses other Host names. */
+  allowedHosts?: readonly string[];
 }
 
 const OPTIONS_FILE = 'dist/worker/miniflare-options.json';
@@ -140,7 +148,12 @@ export async function startWorkerRuntime(options: WorkerRuntimeOptions): Promise
         // Module names are paths below this root; the default (the cwd) breaks `switchboard serve`
         // started from any other directory.
         modulesRoot: dirname(scriptPath),
-        bindings: { ...derived.bindings, KEY_PEPPER: options.keyPepper, FRONT_SECRET: options.frontSecret },
+        bindings: {
+          ...derived.bindings,
+          KEY_PEPPER: options.keyPepper,
+          FRONT_SECRET: options.frontSecret,
+          ...(options.allowedHosts && { ALLOWED_HOSTS: options.allowedHosts.join(',') }),
+        },
         serviceBindings: { ...derived.serviceBindings, HOST_METRICS: metricsService },
         // The request URL the worker sees is `<proto>://<Host><path>`, as MF-Original-URL makes it
         // on the entry socket; forwardedProtoHeader comes from patches/miniflare+*.patch.
@@ -169,6 +182,10 @@ export async function startWorkerRuntime(options: WorkerRuntimeOptions): Promise
     async registry() {
       const namespace = await mf.getDurableObjectNamespace('REGISTRY');
       return namespace.get(namespace.idFromName('registry')) as unknown as RegistryRpc;
+    },
+    async retention() {
+      const namespace = await mf.getDurableObjectNamespace('RETENTION');
+      return namespace.get(namespace.idFromName('retention')) as unknown as RetentionRpc;
     },
     async dispose() {
       await mf.dispose();

@@ -175,11 +175,14 @@ export function createApp(): OpenAPIHono<AppEnv> {
     // HandlerMap, which the type checker holds every handler to.
     app.openapi(routeFor(op, middlewareFor(op) as MiddlewareHandler[], true), (async (c: Context<AppEnv>) => {
       const valid = c.req as unknown as { valid(target: string): unknown };
-      const input = {
+      const input: { params: unknown; query: unknown; body: unknown } = {
         params: op.params ? valid.valid('param') : undefined,
         query: op.query ? valid.valid('query') : undefined,
-        body: op.body ? await validJsonBody(op, c) : undefined,
+        body: undefined,
       };
+      // What the audit trail may name: only what the schemas accepted, as far as they accepted it.
+      c.set('validInput', input);
+      input.body = op.body ? await validJsonBody(op, c) : undefined;
       const output = await handler({
         input,
         env: c.env,

@@ -11,7 +11,7 @@ import { type ApiCall, handleRemoteMcp } from '../mcp/remote.js';
 import type { AppEnv } from './handlers/types.js';
 import { requireAgent } from './middleware/auth.js';
 import { FRONT_SECRET_HEADER } from './middleware/request-context.js';
-import { sameOriginWrites } from './middleware/same-origin.js';
+import { ownHostAndOrigin } from './middleware/same-origin.js';
 import { API_BASE } from './openapi.js';
 
 export const MCP_PATH = '/mcp';
@@ -54,10 +54,10 @@ const bearerChallenge = createMiddleware<AppEnv>(async (c, next) => {
 });
 
 export function mountRemoteMcp(app: OpenAPIHono<AppEnv>): void {
-  // Tool calls change state, so a foreign browser Origin is refused as on every API write (the
-  // MCP specification asks servers to check Origin against DNS rebinding); MCP clients that are
-  // not browsers send none.
-  app.all(MCP_PATH, bearerChallenge, sameOriginWrites, requireAgent, (c) =>
+  // Tool calls change state, so a foreign browser Origin is refused as on every API write, and
+  // Host must be one of the server's names on every request (the MCP specification asks servers
+  // to guard against DNS rebinding); MCP clients that are not browsers send no Origin.
+  app.all(MCP_PATH, bearerChallenge, ownHostAndOrigin, requireAgent, (c) =>
     handleRemoteMcp(c.req.raw, inProcessApi(app, c)),
   );
 }

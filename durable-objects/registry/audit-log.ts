@@ -1,20 +1,29 @@
 /**
  * The audit log of administrator actions (docs/audit-log.md): one row per state-changing admin
- * request and per sign-in, written by the worker's audit middleware (worker/middleware/audit.ts).
- * A row holds IDs and codes only, never a request body, so it cannot hold a password or a key.
- * Kept AUDIT_MAX_AGE_MS and at most AUDIT_MAX_ENTRIES rows, pruned by the registry's alarm.
+ * request and per successful sign-in, written by the worker's audit middleware
+ * (worker/middleware/audit.ts). Refused sign-ins need no key, so anyone can make them: they are
+ * counted in one row per action, outcome, address and account per REFUSAL_WINDOW_MS, and those
+ * rows have a cap of their own (AUDIT_MAX_REFUSAL_ROWS), so a flood evicts older counts and never
+ * an administrator's entry. A row holds IDs and codes only, never a request body, so it cannot
+ * hold a password or a key. Kept AUDIT_MAX_AGE_MS and at most AUDIT_MAX_ENTRIES entries besides
+ * the counts, pruned by the registry's alarm.
  */
-import { and, desc, eq, gte, lt, lte, type SQL, sql } from 'drizzle-orm';
+import { and, desc, eq, gte, isNotNull, isNull, lt, lte, type SQL, sql } from 'drizzle-orm';
 import { decodeSeqCursor, encodeCursor } from '../../core/lib/cursor.js';
 import type { AuditEntryView } from '../../core/rpc.js';
 import { iso } from '../shared/database.js';
 import type { RegistryDb } from './database.js';
 import * as schema from './schema.js';
+import { addressKey } from './throttle.js';
 
 export const AUDIT_MAX_AGE_MS = 90 * 24 * 60 * 60_000;
 export const AUDIT_MAX_ENTRIES = 100_000;
 /** Pruning runs at least this often while the log has entries. */
 export const AUDIT_PRUNE_INTERVAL_MS = 24 * 60 * 60_000;
+/** Refused sign-ins from one address for one account are counted in one row per window. */
+export const REFUSAL_WINDOW_MS = 60 * 60_000;
+/** Count rows kept at most, apart from the entries: a flood from many addresses evicts the oldest. */
+export const AUDIT_MAX_REFUSAL_ROWS = 10_000;
 /** Bounds on what one row stores, whatever a request names. */
 const MAX_TARGETS = 16;
 const MAX_TEXT = 128;
@@ -31,6 +40,16 @@ export interface AuditRecord {
   requestId: string;
 }
 
+/** A refused sign-in or set-up: counted, not written as an entry of its own. */
+export interface RefusalRecord {
+  /** The username it named; kept only if that account exists. */
+  account: string | null;
+  action: string;
+  clientAddress: string;
+  outcome: string;
+  requestId: string;
+}
+
 export interface AuditFilter {
   admin?: string;
   action?: string;
@@ -40,19 +59,29 @@ export interface AuditFilter {
 }
 
 export class AuditLog {
-  constructor(private readonly db: RegistryDb) {}
+  constructor(
+    private readonly db: RegistryDb,
+    private readonly maxRefusalRows = AUDIT_MAX_REFUSAL_ROWS,
+  ) {}
+
+  /** A failed sign-in may carry a password typed into the username field: keep only real names. */
+  private knownAdmin(name: string | null): string | null {
+    if (name === null) return null;
+    const admin = name.slice(0, MAX_TEXT);
+    const known = this.db
+      .select({ u: schema.admins.username })
+      .from(schema.admins)
+      .where(eq(schema.admins.username, admin))
+      .get();
+    return known ? admin : null;
+  }
 
   record(entry: AuditRecord, at = Date.now()): void {
-    let admin = entry.admin === null ? null : entry.admin.slice(0, MAX_TEXT);
-    if (admin !== null && entry.claimed) {
-      // A failed sign-in may carry a password typed into the username field: keep only real names.
-      const known = this.db
-        .select({ u: schema.admins.username })
-        .from(schema.admins)
-        .where(eq(schema.admins.username, admin))
-        .get();
-      if (!known) admin = null;
-    }
+    const admin = entry.claimed
+      ? this.knownAdmin(entry.admin)
+      : entry.admin === null
+        ? null
+        : entry.admin.slice(0, MAX_TEXT);
     this.db
       .insert(schema.auditLog)
       .values({
@@ -65,6 +94,50 @@ export class AuditLog {
         requestId: entry.requestId.slice(0, MAX_TEXT),
       })
       .run();
+  }
+
+  /**
+   * One more refusal in its window's count row: the first creates the row (the request ID and
+   * time of the first refusal), the rest add to `count` and move `last_at`.
+   */
+  recordRefusal(refusal: RefusalRecord, at = Date.now()): void {
+    const account = this.knownAdmin(refusal.account);
+    const address = addressKey(refusal.clientAddress).slice(0, MAX_TEXT);
+    const action = refusal.action.slice(0, MAX_TEXT);
+    const outcome = refusal.outcome.slice(0, MAX_TEXT);
+    const window = Math.floor(at / REFUSAL_WINDOW_MS);
+    const aggKey = JSON.stringify([window, action, outcome, address, account]);
+    const inserted = this.db
+      .insert(schema.auditLog)
+      .values({
+        at,
+        admin: account,
+        action,
+        targets: [],
+        clientAddress: address,
+        outcome,
+        requestId: refusal.requestId.slice(0, MAX_TEXT),
+        count: 1,
+        lastAt: at,
+        aggKey,
+      })
+      .onConflictDoUpdate({
+        target: schema.auditLog.aggKey,
+        set: { count: sql`${schema.auditLog.count} + 1`, lastAt: at },
+      })
+      .returning({ count: schema.auditLog.count })
+      .get();
+    if (inserted?.count === 1) this.boundRefusalRows();
+  }
+
+  /** Only a new count row can pass the cap; the oldest go. */
+  private boundRefusalRows(): void {
+    const rows =
+      this.db.select({ n: sql<number>`count(*)` }).from(schema.auditLog).where(isNotNull(schema.auditLog.aggKey)).get()
+        ?.n ?? 0;
+    if (rows <= this.maxRefusalRows) return;
+    this.db.run(sql`DELETE FROM audit_log WHERE id IN (
+      SELECT id FROM audit_log WHERE agg_key IS NOT NULL ORDER BY id ASC LIMIT ${rows - this.maxRefusalRows})`);
   }
 
   list(
@@ -101,6 +174,8 @@ export class AuditLog {
         client_address: r.clientAddress,
         outcome: r.outcome,
         request_id: r.requestId,
+        count: r.count,
+        last_at: iso(r.lastAt ?? r.at),
       })),
       next_cursor: rows.length > limit && last ? encodeCursor([last.id]) : null,
     };
@@ -112,15 +187,19 @@ export class AuditLog {
       .delete(schema.auditLog)
       .where(lt(schema.auditLog.at, now - AUDIT_MAX_AGE_MS))
       .run();
-    const newest = this.db
-      .select({ id: sql<number | null>`max(${schema.auditLog.id})` })
+    // The entries' own cap: the newest AUDIT_MAX_ENTRIES entries stay, whatever the counts do.
+    const oldestKept = this.db
+      .select({ id: schema.auditLog.id })
       .from(schema.auditLog)
+      .where(isNull(schema.auditLog.aggKey))
+      .orderBy(desc(schema.auditLog.id))
+      .limit(1)
+      .offset(AUDIT_MAX_ENTRIES - 1)
       .get();
-    if (newest?.id != null) {
-      // IDs only grow (AUTOINCREMENT), so the newest N rows are those above max - N.
+    if (oldestKept !== undefined) {
       this.db
         .delete(schema.auditLog)
-        .where(lte(schema.auditLog.id, newest.id - AUDIT_MAX_ENTRIES))
+        .where(and(isNull(schema.auditLog.aggKey), lt(schema.auditLog.id, oldestKept.id)))
         .run();
     }
     return this.db.select({ id: schema.auditLog.id }).from(schema.auditLog).limit(1).get() !== undefined;

@@ -22,7 +22,13 @@ import { drainDeletions, recordDeletion, refuseOwner } from './agent-deletion.js
 import type { AgentListQuery } from './agent-list.js';
 import { AgentSnapshot } from './agent-snapshot.js';
 import { AgentSyncOutbox } from './agent-sync-outbox.js';
-import { AUDIT_PRUNE_INTERVAL_MS, type AuditFilter, AuditLog, type AuditRecord } from './audit-log.js';
+import {
+  AUDIT_PRUNE_INTERVAL_MS,
+  type AuditFilter,
+  AuditLog,
+  type AuditRecord,
+  type RefusalRecord,
+} from './audit-log.js';
 import type { RegistryDb } from './database.js';
 import { HostsAndAgents } from './hosts-agents.js';
 import { MetricsToken } from './metrics-token.js';
@@ -279,10 +285,18 @@ export class RegistryDO extends DurableObject<Env> {
 
   async recordAudit(entry: AuditRecord): Promise<void> {
     this.audit.record(entry);
-    if (!this.auditPruneArmed) {
-      await this.alarms.noLaterThan(Date.now() + AUDIT_PRUNE_INTERVAL_MS);
-      this.auditPruneArmed = true;
-    }
+    await this.armAuditPrune();
+  }
+
+  private async armAuditPrune(): Promise<void> {
+    if (this.auditPruneArmed) return;
+    await this.alarms.noLaterThan(Date.now() + AUDIT_PRUNE_INTERVAL_MS);
+    this.auditPruneArmed = true;
+  }
+
+  async recordRefusedSignIn(refusal: RefusalRecord): Promise<void> {
+    this.audit.recordRefusal(refusal);
+    await this.armAuditPrune();
   }
 
   async listAudit(

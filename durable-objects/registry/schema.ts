@@ -132,8 +132,20 @@ export const auditLog = sqliteTable(
     clientAddress: text('client_address').notNull(),
     outcome: text('outcome').notNull(),
     requestId: text('request_id').notNull(),
+    /**
+     * Refused sign-ins are counted, not written one by one: one row per action, outcome, address
+     * and account per window (`aggKey`), `count` of them between `at` and `lastAt`. Null `aggKey`:
+     * an ordinary entry, `count` 1.
+     */
+    count: integer('count').notNull().default(1),
+    lastAt: integer('last_at'),
+    aggKey: text('agg_key'),
   },
-  (t) => [index('audit_log_at').on(t.at), index('audit_log_admin').on(t.admin, t.id)],
+  (t) => [
+    index('audit_log_at').on(t.at),
+    index('audit_log_admin').on(t.admin, t.id),
+    uniqueIndex('audit_log_agg_key').on(t.aggKey),
+  ],
 );
 
 /**

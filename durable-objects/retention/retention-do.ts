@@ -105,6 +105,17 @@ export class RetentionDO extends DurableObject<Env> {
     await this.alarms.rearm();
   }
 
+  /**
+   * The launcher starts: every lease left is a previous boot's, whose upload died with it (the
+   * launcher calls this before it serves anything). Their staged objects are deleted.
+   */
+  async releasePreviousBootUploads(): Promise<number> {
+    const released = this.leases.releaseAll(this.now());
+    if (released > 0) await this.queue.run(this.env.FILES, () => this.now());
+    await this.alarms.rearm();
+    return released;
+  }
+
   // Catalog (catalog.ts)
 
   /** Adds channels to the catalog (idempotent): a channel calls this once, when it is created. */

@@ -117,15 +117,30 @@ export class UploadLeases {
 
   /** Expired leases: their uploads died without releasing; the staged objects are deleted. */
   expire(now: number): void {
-    this.db.transaction((tx) => {
-      const expired = tx.select().from(uploadLeases).where(lte(uploadLeases.expiresAt, now)).all();
-      if (expired.length === 0) return;
-      tx.delete(uploadLeases).where(lte(uploadLeases.expiresAt, now)).run();
+    this.endLeases(lte(uploadLeases.expiresAt, now), now);
+  }
+
+  /**
+   * Every lease, expired or not: the self-hosted launcher calls this when it starts, before it
+   * serves anything, so every lease is one of a previous boot's uploads, which died with it (a
+   * SIGKILL mid-upload would otherwise hold its agent's admission for up to UPLOAD_LEASE_MS).
+   * Bounded: there are at most as many leases as the concurrent-upload limit admits.
+   */
+  releaseAll(now: number): number {
+    return this.endLeases(undefined, now);
+  }
+
+  private endLeases(where: ReturnType<typeof lte> | undefined, now: number): number {
+    return this.db.transaction((tx) => {
+      const expired = tx.select().from(uploadLeases).where(where).all();
+      if (expired.length === 0) return 0;
+      tx.delete(uploadLeases).where(where).run();
       this.queue.enqueue(
         tx,
         expired.map((l) => ({ key: l.objectKey, uploadId: l.uploadId })),
         now,
       );
+      return expired.length;
     });
   }
 

@@ -1,7 +1,8 @@
 import { env, runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { operationList } from '../../core/contract/index.js';
-import { AUDIT_MAX_AGE_MS, AUDIT_MAX_ENTRIES } from '../../durable-objects/registry/audit-log.js';
+import { AUDIT_MAX_AGE_MS, AUDIT_MAX_ENTRIES, AuditLog } from '../../durable-objects/registry/audit-log.js';
+import type { RegistryDb } from '../../durable-objects/registry/database.js';
 import { ADMIN, adminCookie, call, createAgent, createHost } from './helpers.js';
 
 const registry = () => env.REGISTRY.get(env.REGISTRY.idFromName('registry'));
@@ -154,5 +155,94 @@ describe('audit log', () => {
     rows = await auditRows();
     expect(rows).toHaveLength(AUDIT_MAX_ENTRIES);
     expect(rows.every((r) => r.action === 'bulk')).toBe(true);
+  });
+  it('takes targets only from validated input: planted body fields never reach the log', async () => {
+    const cookie = await adminCookie();
+    const host = await createHost(cookie, ['10.0.0.9']);
+    const planted = { agent_id: 'agt_FAKE', evil_id: 'DELETED ALL AGENTS', group_ids: ['grp_FAKE'] };
+    const login = await call('POST', '/admin/login', { body: { ...ADMIN, ...planted } });
+    expect(login.status).toBe(200);
+    await call('POST', '/admin/login', { body: { username: ADMIN.username, password: 'wrong guess', ...planted } });
+    await call('POST', '/admin/login', { body: { ...planted } });
+    const patched = await call('PATCH', `/admin/hosts/${host.host_id}`, { cookie, body: { os: 'linux', ...planted } });
+    expect(patched.status).toBeLessThan(500);
+    await call('PATCH', `/admin/hosts/${host.host_id}`, { cookie, body: { os: 7, ...planted } });
+    await call('DELETE', '/admin/hosts/not-a-host-id', { cookie });
+
+    const stored = JSON.stringify(await auditRows());
+    for (const text of ['agt_FAKE', 'DELETED ALL AGENTS', 'grp_FAKE', 'not-a-host-id']) {
+      expect(stored).not.toContain(text);
+      expect((await audit(cookie, `?target=${encodeURIComponent(text)}`)).entries).toEqual([]);
+    }
+    const updates = (await audit(cookie, '?action=updateHost')).entries;
+    expect(updates).toHaveLength(2);
+    for (const entry of updates) expect(entry.targets).toEqual([host.host_id]);
+  });
+
+  it('counts refused sign-ins per address and account instead of writing each, and throttled ones not at all', async () => {
+    const cookie = await adminCookie();
+    await createHost(cookie, ['10.0.0.9']);
+    const realEntries = async () => (await auditRows()).filter((r) => r.agg_key === null);
+    const before = await realEntries();
+    // A flood: parallel wrong passwords from one address, for the real account and for nobody.
+    const statuses = await Promise.all(
+      Array.from({ length: 60 }, (_, i) =>
+        call('POST', '/admin/login', {
+          ip: '10.0.0.77',
+          body: { username: i % 2 ? ADMIN.username : `guess${i}`, password: `wrong ${i}` },
+        }).then((r) => r.status),
+      ),
+    );
+    expect(statuses.filter((s) => s === 429).length).toBeGreaterThan(0);
+    const refused = statuses.filter((s) => s === 401).length;
+    // And from many addresses.
+    for (let i = 0; i < 20; i++) {
+      await call('POST', '/admin/login', { ip: `10.1.0.${i}`, body: { username: `nobody${i}`, password: 'x' } });
+    }
+    await call('POST', '/admin/login', { ip: '10.0.0.77', body: { username: 'x' } });
+
+    expect(await realEntries()).toEqual(before);
+    const counts = (await auditRows()).filter((r) => r.agg_key !== null);
+    // One row per address and account (the non-existent names count as one: no account).
+    const flood = counts.filter((r) => r.client_address === '10.0.0.77');
+    expect(flood.map((r) => [r.admin, r.outcome])).toHaveLength(3);
+    expect(flood.map((r) => [r.admin, r.outcome])).toEqual(
+      expect.arrayContaining([
+        [ADMIN.username, 'unauthenticated'],
+        [null, 'unauthenticated'],
+        [null, 'validation_failed'],
+      ]),
+    );
+    expect(flood.filter((r) => r.outcome === 'unauthenticated').reduce((n, r) => n + (r.count as number), 0)).toBe(
+      refused,
+    );
+    expect(counts.filter((r) => String(r.client_address).startsWith('10.1.0.'))).toHaveLength(20);
+
+    const listed = (await audit(cookie, '?action=adminLogin')).entries;
+    const mine = listed.find((e) => e.admin === ADMIN.username && e.client_address === '10.0.0.77');
+    expect(mine?.count).toBeGreaterThan(0);
+    expect(Date.parse(mine?.last_at)).toBeGreaterThanOrEqual(Date.parse(mine?.at));
+    expect(listed.find((e) => e.outcome === 'ok')?.count).toBe(1);
+  });
+
+  it('keeps the count rows under their own cap, evicting the oldest counts and never an entry', async () => {
+    const cookie = await adminCookie();
+    await createHost(cookie, ['10.0.0.9']);
+    await runInDurableObject(registry(), async (instance) => {
+      const log = new AuditLog((instance as unknown as { db: RegistryDb }).db, 5);
+      for (let i = 0; i < 12; i++) {
+        log.recordRefusal({
+          account: null,
+          action: 'adminLogin',
+          clientAddress: `2001:db8:${i}::1`,
+          outcome: 'unauthenticated',
+          requestId: `req_${i}`,
+        });
+      }
+    });
+    const rows = await auditRows();
+    const counts = rows.filter((r) => r.agg_key !== null);
+    expect(counts.map((r) => r.client_address)).toEqual([7, 8, 9, 10, 11].map((i) => `2001:db8:${i}:0::/64`));
+    expect(rows.some((r) => r.action === 'createHost')).toBe(true);
   });
 });

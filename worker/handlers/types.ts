@@ -20,6 +20,11 @@ export interface AppVariables {
   jsonBody?: unknown;
   /** Why the JSON body was refused; thrown once the path and query are validated. */
   jsonBodyError?: unknown;
+  /**
+   * The operation's input as its schemas validated it (set by worker/app.ts once the path and
+   * query passed, the body added once it passed too): the only source of audit targets.
+   */
+  validInput?: { params: unknown; query: unknown; body: unknown };
   /** The request body's relay (middleware/drain-body.ts), for handlers that read a large body directly. */
   bodyRelay?: BodyRelay;
   /** The body as read during authentication (middleware/auth-extras.ts): its value, or its refusal for later. */

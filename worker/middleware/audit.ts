@@ -1,9 +1,12 @@
 /**
  * The audit trail (docs/audit-log.md): every state-changing admin operation and every sign-in
- * writes one row to the registry's audit log, here and nowhere else, so a new operation is
- * audited by being declared. The row names the operation, the IDs it touched (path parameters,
- * and `*_id` fields and usernames of the body and the answer), the administrator, the client
- * address and the outcome. Never a body: no password, key or message text can reach the log.
+ * writes to the registry's audit log, here and nowhere else, so a new operation is audited by
+ * being declared. An entry names the operation, the IDs it touched, the administrator, the client
+ * address and the outcome. The IDs come only from what the operation's schemas validated (path
+ * parameters, `*_id` fields of the validated query and body) and from the answer, never from the
+ * raw body, so a request cannot plant text in the log. Refused sign-ins are counted per address
+ * and account, and throttled ones (429) write nothing. Never a body: no password, key or message
+ * text can reach the log.
  */
 import type { Context, MiddlewareHandler } from 'hono';
 import { createMiddleware } from 'hono/factory';
@@ -44,6 +47,21 @@ async function answerOf(c: Context<AppEnv>): Promise<unknown> {
   }
 }
 
+async function countRefusal(c: Context<AppEnv>, op: OperationDef, body: unknown, outcome: string): Promise<void> {
+  const named = (body as { username?: unknown } | undefined)?.username;
+  try {
+    await registry(c.env).recordRefusedSignIn({
+      account: typeof named === 'string' ? named : null,
+      action: op.id,
+      clientAddress: c.get('clientIp'),
+      outcome,
+      requestId: c.get('requestId'),
+    });
+  } catch (error) {
+    console.error('audit log write failed', op.id, String(error));
+  }
+}
+
 export function auditTrail(op: OperationDef): MiddlewareHandler<AppEnv> {
   const signIn = SIGN_IN_OPERATIONS.has(op.id);
   return createMiddleware<AppEnv>(async (c, next) => {
@@ -58,16 +76,25 @@ export function auditTrail(op: OperationDef): MiddlewareHandler<AppEnv> {
     const revived = failure === undefined ? undefined : reviveApiError(failure);
     const outcome = failure === undefined ? 'ok' : revived instanceof ApiError ? revived.code : 'internal_error';
     const answer = failure === undefined ? await answerOf(c) : undefined;
-    const body = c.get('jsonBody');
-    const targets: string[] = Object.values(c.req.param() as Record<string, string>);
+    const valid = c.get('validInput');
+    const body = valid?.body;
+    const targets: string[] = [];
+    if (valid?.params) targets.push(...Object.values(valid.params as Record<string, string>));
     // For a sign-in the username is who acts, not a target.
+    collectIds(valid?.query, !signIn, targets);
     collectIds(body, !signIn, targets);
     collectIds(answer, !signIn, targets);
+    if (signIn && outcome !== 'ok') {
+      // Anyone can be refused, without a key: count it, bounded, instead of writing an entry; a
+      // throttled attempt (the throttle already answered it) costs nothing durable at all.
+      if (outcome !== 'too_many_attempts') await countRefusal(c, op, body, outcome);
+      if (thrown !== undefined) throw thrown;
+      return;
+    }
     let admin: string | null = c.get('admin')?.username ?? null;
     let claimed = false;
     if (signIn) {
-      const named =
-        (answer as { username?: unknown } | undefined)?.username ?? (body as { username?: unknown })?.username;
+      const named = (answer as { username?: unknown } | undefined)?.username;
       admin = typeof named === 'string' ? named : null;
       claimed = true;
     }

@@ -167,7 +167,17 @@ export const AuditEntry = z
     targets: z.array(z.string()).openapi({ description: 'The IDs the action named (path, body and answer IDs).' }),
     client_address: z.string(),
     outcome: z.string().openapi({ description: '`ok`, or the error code the request answered.' }),
-    request_id: z.string(),
+    request_id: z.string().openapi({ description: 'For a count of refused sign-ins: the first one.' }),
+    count: z
+      .number()
+      .int()
+      .min(1)
+      .openapi({
+        description:
+          'How many requests this entry stands for: 1, or for refused sign-ins the count from one address ' +
+          'for one account within an hour, between `at` and `last_at` (throttled attempts are not counted).',
+      }),
+    last_at: Timestamp.openapi({ description: 'The latest request counted; `at` for a single entry.' }),
   })
   .openapi('AuditEntry');
 
