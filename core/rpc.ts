@@ -16,6 +16,15 @@ import type { SearchHit } from './contract/operations/search.js';
 /** One search hit inside one channel; `created_at` in ms, by which the handler merges channels. */
 export type ChannelSearchHit = Omit<z.infer<typeof SearchHit>, 'kind' | 'created_at'> & { created_at: number };
 
+/**
+ * One channel's answer to a search: its hits, and where it stopped examining rows (null: at its
+ * end), so a merge knows how far its answer is complete.
+ */
+export interface ChannelSearchPage {
+  hits: ChannelSearchHit[];
+  resume: { created_at: number; seq: number } | null;
+}
+
 // Registry (durable-objects/registry): hosts and agents are the wire models themselves.
 
 export type HostView = z.infer<typeof Host>;

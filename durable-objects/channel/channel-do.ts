@@ -5,11 +5,12 @@ import type { ClaimOrder } from '../../core/domain/claim-plan.js';
 import type { MessageContent } from '../../core/domain/content.js';
 import type { GroupView, InvitationOutcome, Relation } from '../../core/domain/groups.js';
 import type { StagedFile } from '../../core/domain/principals.js';
+import type { SearchBudget } from '../../core/domain/search.js';
 import { replyNotFound } from '../../core/domain/threads.js';
 import type { Env } from '../../core/env.js';
 import { randomToken, sha256Hex } from '../../core/lib/crypto.js';
 import { registry } from '../../core/lib/settings-cache.js';
-import type { ChannelSearchHit } from '../../core/rpc.js';
+import type { ChannelSearchPage } from '../../core/rpc.js';
 import migrations from '../../migrations/channel/migrations.js';
 import type { RetentionLimits } from '../retention/cleanup-runs.js';
 import { AlarmScheduler } from '../shared/alarm-scheduler.js';
@@ -262,9 +263,10 @@ export class ChannelDO extends DurableObject<Env> {
     agentId: string,
     query: string,
     before: { created_at: number; seq: number } | null,
-    limit: number,
-  ): Promise<ChannelSearchHit[] | null> {
-    return this.store.search(agentId, query, before, limit);
+    want: number,
+    budget: SearchBudget,
+  ): Promise<ChannelSearchPage | null> {
+    return this.store.search(agentId, query, before, want, budget);
   }
 
   // Groups (the rules are core/domain/groups.ts, applied by membership.ts in one transaction each)

@@ -6,7 +6,7 @@
  * write, so concurrent requests to the channel cannot interleave inside them.
  */
 
-import { and, asc, count, desc, eq, gt, isNull, lt, sql } from 'drizzle-orm';
+import { and, asc, count, desc, eq, gt, gte, isNull, lt, sql } from 'drizzle-orm';
 import type { DrizzleSqliteDODatabase } from 'drizzle-orm/durable-sqlite';
 import {
   type AdminChannelFilter,
@@ -24,9 +24,9 @@ import {
   decideAck,
 } from '../../core/domain/deliveries.js';
 import { newMessageId } from '../../core/domain/ids.js';
-import { fold, searchPlan, searchTerms, snippetAround } from '../../core/domain/search.js';
-import { searchSnippet } from '../../core/domain/search-snippet.js';
-import type { ChannelSearchHit, ClaimView, MessageView } from '../../core/rpc.js';
+import { matchesTerms, type SearchBudget, searchPlan, searchTerms, seqBoundBefore } from '../../core/domain/search.js';
+import { hitSnippet, searchSnippet } from '../../core/domain/search-snippet.js';
+import type { ChannelSearchHit, ChannelSearchPage, ClaimView, MessageView } from '../../core/rpc.js';
 import type { ChannelNote } from '../agent/inbox-index.js';
 import { iso } from '../shared/database.js';
 import { DeliveredNotes } from './delivered-notes.js';
@@ -66,8 +66,10 @@ interface SearchRow {
   sender_id: string;
   created_at: number;
   body: string;
-  snippet?: string;
 }
+
+/** Candidate rows one statement of a search reads at most (the budget may allow fewer). */
+const SEARCH_PAGE_ROWS = 100;
 
 export type SendOutcome =
   | (SentMessage & {
@@ -574,14 +576,19 @@ export class ChannelStore {
     const plan = searchPlan(needle, 'phrase');
     if (plan.match !== null) {
       this.hot.indexPending();
-      return (
-        this.db
-          .all<{ message_id: string; seq: number; body: string }>(
-            sql`select m.message_id, m.seq, m.body from messages_fts join messages m on m.seq = messages_fts.rowid
-              where messages_fts match ${plan.match} order by m.seq desc limit 1`,
-          )
-          .at(0) ?? null
-      );
+      let before = Number.MAX_SAFE_INTEGER;
+      for (;;) {
+        const page = this.db.all<{ message_id: string; seq: number; body: string }>(
+          sql`select m.message_id, m.seq, m.body from messages_fts join messages m on m.seq = messages_fts.rowid
+            where messages_fts match ${plan.match} and messages_fts.rowid < ${before}
+            order by messages_fts.rowid desc limit 100`,
+        );
+        const hit = page.find((m) => matchesTerms(m.body, plan.terms));
+        if (hit) return hit;
+        const last = page.at(-1);
+        if (!last) return null;
+        before = last.seq;
+      }
     }
     const scan = contentSearchPlan(needle);
     const narrow =
@@ -605,21 +612,28 @@ export class ChannelStore {
 
   /**
    * Retained messages whose body contains `needle`, ignoring case. A needle of three characters or
-   * more is one phrase of the full-text index (core/domain/search.ts), which also folds accents,
-   * İ and decomposed letters and equates ß with ss; a shorter one has no trigram and is counted
+   * more is narrowed by the full-text index and decided on the folded body (core/domain/search.ts:
+   * also accents, İ, decomposed letters, ß as ss); a shorter one has no trigram and is counted
    * the way contentSearchPlan says (SQL where it can fold, JavaScript for the rest).
    */
   countContaining(needle: string): number {
     const plan = searchPlan(needle, 'phrase');
-    if (plan.match !== null) {
-      this.hot.indexPending();
-      return (
-        this.db
-          .all<{ n: number }>(sql`select count(*) as n from messages_fts where messages_fts match ${plan.match}`)
-          .at(0)?.n ?? 0
+    if (plan.match === null) return this.countContainingByScan(needle);
+    this.hot.indexPending();
+    // Candidates are read in pages, so a channel of long bodies never sits in memory.
+    let matching = 0;
+    let after = 0;
+    for (;;) {
+      const page = this.db.all<{ seq: number; body: string }>(
+        sql`select m.seq, m.body from messages_fts join messages m on m.seq = messages_fts.rowid
+          where messages_fts match ${plan.match} and messages_fts.rowid > ${after}
+          order by messages_fts.rowid asc limit 100`,
       );
+      for (const m of page) if (matchesTerms(m.body, plan.terms)) matching++;
+      const last = page.at(-1);
+      if (!last) return matching;
+      after = last.seq;
     }
-    return this.countContainingByScan(needle);
   }
 
   private countContainingByScan(needle: string): number {
@@ -648,60 +662,77 @@ export class ChannelStore {
   // Search (GET /search): the same rule as history, then the channel's full-text index.
 
   /**
-   * Up to `limit` retained messages matching `query` (every term, see core/domain/search.ts),
-   * newest first, strictly after `before` in that order (created_at desc, seq desc). Null when
-   * the agent is not an active participant: exactly the rule of history(), so search never shows
-   * what history would not.
+   * Up to `want` retained messages matching `query` (every term, see core/domain/search.ts),
+   * newest first, strictly after `before` in that order (created_at desc, seq desc), examining at
+   * most `budget` (rows and body characters, at least one row). `resume` is the position of the
+   * last row examined when the channel stopped before its end (a full page or a spent budget):
+   * everything up to it is decided, nothing after it. Every hit's snippet is cut from a window
+   * around its match (hitSnippet), so that work is bounded by the same budget. Null when the
+   * agent is not an active participant: exactly the rule of history(), so search never shows what
+   * history would not.
    */
   search(
     agentId: string,
     query: string,
     before: { created_at: number; seq: number } | null,
-    limit: number,
-  ): ChannelSearchHit[] | null {
+    want: number,
+    budget: SearchBudget,
+  ): ChannelSearchPage | null {
     if (!this.isActive(agentId)) return null;
-    const channelId = this.channelRow(this.db)?.channelId;
-    if (!channelId) return [];
+    const channel = this.channelRow(this.db);
+    if (!channel) return { hits: [], resume: null };
     const plan = searchPlan(query);
     if (plan.match !== null) this.hot.indexPending();
     const terms = searchTerms(query);
+    let bound = before
+      ? seqBoundBefore(before, channel.lastSeq, (seq) => this.firstFrom(seq))
+      : Number.MAX_SAFE_INTEGER;
     const hits: ChannelSearchHit[] = [];
-    // Keyset pages: with short terms some rows fail the JavaScript check, so more may be needed.
-    const pageRows = plan.short.length === 0 ? limit : Math.max(limit, 100);
-    let position = before;
-    while (hits.length < limit) {
-      const after = position
-        ? sql`(m.created_at < ${position.created_at} or (m.created_at = ${position.created_at} and m.seq < ${position.seq}))`
-        : sql`1`;
-      // Within a channel created_at never decreases with seq, so seq desc is (created_at, seq) desc.
-      const rows =
+    let rows = 0;
+    let chars = 0;
+    for (;;) {
+      const pageRows = Math.max(1, Math.min(SEARCH_PAGE_ROWS, budget.rows - rows));
+      const page =
         plan.match === null
           ? this.db.all<SearchRow>(sql`select m.seq, m.message_id, m.sender_id, m.created_at, m.body
-              from messages m where ${after} order by m.seq desc limit ${pageRows}`)
-          : this.db.all<SearchRow>(sql`select m.seq, m.message_id, m.sender_id, m.created_at, m.body,
-                snippet(messages_fts, 0, '', '', '…', 40) as snippet
+              from messages m where m.seq < ${bound} order by m.seq desc limit ${pageRows}`)
+          : this.db.all<SearchRow>(sql`select m.seq, m.message_id, m.sender_id, m.created_at, m.body
               from messages_fts join messages m on m.seq = messages_fts.rowid
-              where messages_fts match ${plan.match} and ${after} order by m.seq desc limit ${pageRows}`);
-      for (const r of rows) {
-        if (plan.short.length > 0) {
-          const folded = fold(r.body);
-          if (!plan.short.every((t) => folded.includes(t))) continue;
+              where messages_fts match ${plan.match} and messages_fts.rowid < ${bound}
+              order by messages_fts.rowid desc limit ${pageRows}`);
+      for (const r of page) {
+        rows++;
+        chars += r.body.length;
+        bound = r.seq;
+        if (matchesTerms(r.body, plan.terms)) {
+          hits.push({
+            channel_id: channel.channelId,
+            message_id: r.message_id,
+            sender_id: r.sender_id,
+            created_at: r.created_at,
+            seq: r.seq,
+            snippet: hitSnippet(r.body, terms),
+          });
         }
-        hits.push({
-          channel_id: channelId,
-          message_id: r.message_id,
-          sender_id: r.sender_id,
-          created_at: r.created_at,
-          seq: r.seq,
-          snippet: r.snippet ?? snippetAround(r.body, terms),
-        });
-        if (hits.length === limit) break;
+        if (hits.length >= want || rows >= budget.rows || chars >= budget.chars) {
+          return { hits, resume: { created_at: r.created_at, seq: r.seq } };
+        }
       }
-      const last = rows.at(-1);
-      if (!last || rows.length < pageRows) break;
-      position = { created_at: last.created_at, seq: last.seq };
+      if (page.length < pageRows) return { hits, resume: null };
     }
-    return hits;
+  }
+
+  /** The retained message with the smallest seq at or above `seq` (seqBoundBefore's probe). */
+  private firstFrom(seq: number): { seq: number; created_at: number } | null {
+    return (
+      this.db
+        .select({ seq: messages.seq, created_at: messages.createdAt })
+        .from(messages)
+        .where(gte(messages.seq, seq))
+        .orderBy(asc(messages.seq))
+        .limit(1)
+        .get() ?? null
+    );
   }
 
   // Files

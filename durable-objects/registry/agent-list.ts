@@ -65,14 +65,17 @@ function decode(sort: AgentSort, order: 'asc' | 'desc', cursor: string | undefin
   return position;
 }
 
-/** LIKE with the user's text taken literally (% and _ are ordinary characters here). */
+/**
+ * The user's text as a substring, ASCII letters folded (what LIKE folds), never a pattern: instr()
+ * has no pattern-length limit (LIKE refuses a pattern over 50 bytes here, and escaping doubles
+ * `%` and `_`), and `%`, `_` and `\\` are ordinary characters.
+ */
 function matching(q: string | undefined): SQL | undefined {
   const text = q?.trim();
   if (!text) return undefined;
-  const pattern = `%${text.replace(/[\\%_]/g, (m) => `\\${m}`)}%`;
   return or(
     ...[agents.name, agents.displayName, agents.description, hosts.name].map(
-      (column) => sql`${column} like ${pattern} escape '\\'`,
+      (column) => sql`instr(lower(${column}), lower(${text})) > 0`,
     ),
   );
 }

@@ -45,6 +45,9 @@ describe('GET /admin/agents: search, sort and paging', () => {
     expect((await pages(cookie, 'q=_')).names).toEqual(['odd_1']);
     expect((await pages(cookie, `q=${encodeURIComponent('%')}`)).names).toEqual(['odd_1']);
     expect((await pages(cookie, `q=gpu&host_id=${office.host_id}`)).names).toEqual(['notes']);
+    // Any text the schema accepts is a substring, never a pattern too long for SQLite's LIKE.
+    expect((await pages(cookie, `q=${encodeURIComponent('%'.repeat(200))}`)).names).toEqual([]);
+    expect((await pages(cookie, `q=${'x_'.repeat(100)}`)).names).toEqual([]);
     const all = await pages(cookie, 'q=', 3);
     expect(all.names).toEqual(['mailer', 'notes', 'odd_1', 'trainer']);
     expect(all.totals).toEqual([4, 4]);

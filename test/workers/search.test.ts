@@ -10,7 +10,7 @@ import { drizzle } from 'drizzle-orm/durable-sqlite';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { dmChannelId } from '../../core/domain/ids.js';
-import { searchPlan } from '../../core/domain/search.js';
+import { SEARCH_BUDGET, searchPlan } from '../../core/domain/search.js';
 import * as schema from '../../durable-objects/channel/schema.js';
 import { ChannelStore, SEARCH_INDEX_BATCH } from '../../durable-objects/channel/store.js';
 import searchMigration from '../../migrations/channel/0005_search_index.sql';
@@ -47,8 +47,19 @@ function put(store: ChannelStore, channelId: string, body: string, now = T0, max
   return outcome;
 }
 
+/** A channel's hits with the whole request budget, null as store.search answers it. */
+function find(
+  store: ChannelStore,
+  who: string,
+  q: string,
+  before: { created_at: number; seq: number } | null,
+  limit: number,
+) {
+  return store.search(who, q, before, limit, SEARCH_BUDGET)?.hits ?? null;
+}
+
 const bodies = (store: ChannelStore, q: string, who = B) =>
-  store.search(who, q, null, 100)?.map((h) => h.snippet) ?? null;
+  find(store, who, q, null, 100)?.map((h) => h.snippet) ?? null;
 
 describe('the channel full-text index (store)', () => {
   it('folds case, accents (precomposed or decomposed), İ and ß, and finds substrings', async () => {
@@ -127,7 +138,7 @@ describe('the channel full-text index (store)', () => {
         '\u0000abc',
         'x" OR "y',
       ];
-      for (const q of hostile) expect(() => store.search(B, q, null, 10), q).not.toThrow();
+      for (const q of hostile) expect(() => find(store, B, q, null, 10), q).not.toThrow();
       expect(bodies(store, '"hello"')).toEqual(['say "hello" world']);
       expect(bodies(store, '-rf *')).toEqual(['rm -rf * now']);
       expect(bodies(store, 'NEAR(a')).toEqual(['NEAR(a b) AND OR NOT']);
@@ -137,8 +148,11 @@ describe('the channel full-text index (store)', () => {
       // `*` is not a prefix operator and `%` not a wildcard: nothing but the literal matches.
       expect(bodies(store, 'pla*')).toEqual([]);
       expect(bodies(store, 'p%t')).toEqual([]);
-      expect(searchPlan('xyz" OR "abc')).toEqual({ match: '"xyz""" AND """abc"', short: ['or'] });
-      expect(searchPlan('%_ İ')).toEqual({ match: null, short: ['%_', 'i'] });
+      expect(searchPlan('xyz" OR "abc')).toEqual({
+        match: '"xyz" AND "yz""" AND """ab" AND "abc"',
+        terms: ['xyz"', 'or', '"abc'],
+      });
+      expect(searchPlan('%_ İ')).toEqual({ match: null, terms: ['%_', 'i'] });
     });
   });
 
@@ -203,10 +217,10 @@ describe('the channel full-text index (store)', () => {
                 now: now++,
               });
               // A search indexes what is waiting, so later purges meet indexed and unindexed rows.
-              if (s.search) store.search(B, 'zzz', null, 1);
+              if (s.search) find(store, B, 'zzz', null, 1);
             }
             // Index and content are equal once the waiting batch is in (the first search does it).
-            expect(store.search(B, 'zzzzzz-not-there', null, 100)).toEqual([]);
+            expect(find(store, B, 'zzzzzz-not-there', null, 100)).toEqual([]);
             db.run(sqlCheck);
             const retained = store.history(B, null, 100, 'desc')?.messages ?? [];
             const target = retained[pick % retained.length]!;
@@ -216,7 +230,7 @@ describe('the channel full-text index (store)', () => {
             // Asked in another case than stored: upper, lower or as is.
             const part = [slice.toUpperCase(), slice.toLowerCase(), slice][pick % 3]!.trim();
             if (part === '') return;
-            const found = store.search(B, part, null, 100)?.map((h) => h.message_id) ?? [];
+            const found = find(store, B, part, null, 100)?.map((h) => h.message_id) ?? [];
             expect(found, `${JSON.stringify(part)} in ${JSON.stringify(target.body)}`).toContain(target.message_id);
           }),
       ),
@@ -280,7 +294,7 @@ describe('the channel full-text index (store)', () => {
     await withStore((store, _db, ch) => {
       // 250 matches of the long term, of which only every 50th has the short one (Я).
       for (let i = 0; i < 250; i++) put(store, ch, `status report ${i}${i % 50 === 0 ? ' я' : ''}`, T0 + i);
-      const hits = store.search(B, 'REPORT Я', null, 10) ?? [];
+      const hits = find(store, B, 'REPORT Я', null, 10) ?? [];
       expect(hits.map((h) => h.snippet)).toEqual([
         'status report 200 я',
         'status report 150 я',
@@ -288,7 +302,7 @@ describe('the channel full-text index (store)', () => {
         'status report 50 я',
         'status report 0 я',
       ]);
-      const after = store.search(B, 'report я', { created_at: hits[1]!.created_at, seq: hits[1]!.seq }, 2) ?? [];
+      const after = find(store, B, 'report я', { created_at: hits[1]!.created_at, seq: hits[1]!.seq }, 2) ?? [];
       expect(after.map((h) => h.snippet)).toEqual(['status report 100 я', 'status report 50 я']);
     });
   });
@@ -296,10 +310,10 @@ describe('the channel full-text index (store)', () => {
   it('pages newest first with an exclusive position', async () => {
     await withStore((store, _db, ch) => {
       for (let i = 0; i < 7; i++) put(store, ch, `page item ${i}`, T0 + Math.floor(i / 2));
-      const first = store.search(B, 'item', null, 3) ?? [];
+      const first = find(store, B, 'item', null, 3) ?? [];
       expect(first.map((h) => h.snippet)).toEqual(['page item 6', 'page item 5', 'page item 4']);
       const last = first.at(-1)!;
-      const next = store.search(B, 'item', { created_at: last.created_at, seq: last.seq }, 10) ?? [];
+      const next = find(store, B, 'item', { created_at: last.created_at, seq: last.seq }, 10) ?? [];
       expect(next.map((h) => h.snippet)).toEqual(['page item 3', 'page item 2', 'page item 1', 'page item 0']);
     });
   });
@@ -307,13 +321,13 @@ describe('the channel full-text index (store)', () => {
   it('answers null to anyone history would refuse, and cuts long bodies into snippets', async () => {
     await withStore((store, _db, ch) => {
       put(store, ch, `${'lorem ipsum '.repeat(40)}the key phrase ${'dolor sit '.repeat(40)}`, T0);
-      expect(store.search('agt_carol', 'key', null, 10)).toBeNull();
+      expect(find(store, 'agt_carol', 'key', null, 10)).toBeNull();
       expect(store.history('agt_carol', null, 10, 'asc')).toBeNull();
-      const [hit] = store.search(A, 'key phrase', null, 10) ?? [];
+      const [hit] = find(store, A, 'key phrase', null, 10) ?? [];
       expect(hit?.snippet).toContain('key phrase');
       expect(hit?.snippet.length).toBeLessThan(120);
       expect(hit?.snippet.startsWith('…')).toBe(true);
-      const [short] = store.search(A, 'ke', null, 10) ?? [];
+      const [short] = find(store, A, 'ke', null, 10) ?? [];
       expect(short?.snippet).toContain('key');
       expect(short?.snippet.length).toBeLessThan(120);
     });

@@ -6,9 +6,10 @@
 
 import { ApiError } from '../../../core/contract/errors.js';
 import type { searchMessages } from '../../../core/contract/operations/search.js';
+import { budgetShare } from '../../../core/domain/search.js';
 import { decodeCursor, encodeCursor, pageSize } from '../../../core/lib/cursor.js';
 import { currentSettings } from '../../../core/lib/settings-cache.js';
-import type { ChannelSearchHit } from '../../../core/rpc.js';
+import type { ChannelSearchPage } from '../../../core/rpc.js';
 import { scanInOrder } from '../../lib/ordered-scan.js';
 import type { Handler } from '../types.js';
 import { agentIndex, ChannelCalls } from './stubs.js';
@@ -56,6 +57,11 @@ function compare(a: Position, b: Position): number {
   );
 }
 
+/** Where a channel stopped examining, as a position in the merged order; null: at its end. */
+function stopOf(channelId: string, page: ChannelSearchPage | null): Position | null {
+  return page?.resume ? { created_at: page.resume.created_at, channel_id: channelId, seq: page.resume.seq } : null;
+}
+
 export const searchMessagesHandler: Handler<typeof searchMessages> = async ({ env, input, agent, c }) => {
   const { q, channel_id, kind } = input.query;
   const after = parseCursor(input.query.cursor);
@@ -72,25 +78,44 @@ export const searchMessagesHandler: Handler<typeof searchMessages> = async ({ en
     calls.report(c);
     throw new ApiError('not_found', 'No such channel.', { field: 'channel_id', target: channel_id });
   }
-  const answers: { kind: 'private' | 'group'; hits: ChannelSearchHit[] | null }[] = [];
+  // The request's work is bounded in total: each channel examines its share of the budget.
+  const budget = budgetShare(channels.length);
+  const answers: { channel_id: string; kind: 'private' | 'group'; page: ChannelSearchPage | null }[] = [];
   await scanInOrder(
     channels,
     SEARCH_CONCURRENCY,
     async (ch) => ({
+      channel_id: ch.channel_id,
       kind: ch.kind,
       // limit + 1 from each: the merge then knows whether anything follows its page.
-      hits: await calls.channel(ch.channel_id).search(agent.agent_id, q, beforeIn(ch.channel_id, after), limit + 1),
+      page: await calls
+        .channel(ch.channel_id)
+        .search(agent.agent_id, q, beforeIn(ch.channel_id, after), limit + 1, budget),
     }),
     (answer) => {
       answers.push(answer);
       return true;
     },
   );
-  calls.report(c);
+  // The merge is complete only up to the newest position where a channel stopped: past it, that
+  // channel may have hits it did not examine. The page ends there, however few hits it holds.
+  let frontier: Position | null = null;
+  for (const a of answers) {
+    const stop = stopOf(a.channel_id, a.page);
+    if (stop && (!frontier || compare(stop, frontier) < 0)) frontier = stop;
+  }
   // A channel that answers null is one the index still lists but the caller no longer reads.
-  const merged = answers.flatMap((a) => (a.hits ?? []).map((hit) => ({ ...hit, kind: a.kind }))).sort(compare);
+  const merged = answers
+    .flatMap((a) => (a.page?.hits ?? []).map((hit) => ({ ...hit, kind: a.kind })))
+    .sort(compare)
+    .filter((hit) => !frontier || compare(hit, frontier) <= 0);
   const page = merged.slice(0, limit);
   const last = page.at(-1);
+  const next =
+    merged.length > limit || (frontier && page.length === limit)
+      ? last && encodeCursor([last.created_at, last.channel_id, last.seq])
+      : frontier && encodeCursor([frontier.created_at, frontier.channel_id, frontier.seq]);
+  calls.report(c);
   return {
     hits: page.map((hit) => ({
       channel_id: hit.channel_id,
@@ -101,6 +126,6 @@ export const searchMessagesHandler: Handler<typeof searchMessages> = async ({ en
       seq: hit.seq,
       snippet: hit.snippet,
     })),
-    next_cursor: merged.length > limit && last ? encodeCursor([last.created_at, last.channel_id, last.seq]) : null,
+    next_cursor: next || null,
   };
 };
