@@ -11,8 +11,7 @@ run(['lit-localize', 'build', '--config', 'lit-localize.json'], 'admin-ui');
 run(['vite', 'build', '--config', 'admin-ui/vite.config.ts', '--logLevel', 'warn']);
 
 // /favicon.ico, which browsers and tools ask for on their own: an ICO wrapping the 32 px PNG icon
-// (PNG entries are valid ICO since Windows Vista). Without it the single-page fallback would
-// answer that path with the console's HTML.
+// (PNG entries are valid ICO since Windows Vista). Without it that path would be a 404.
 const png = readFileSync('admin-ui/public/favicon-32.png');
 const ico = Buffer.alloc(22);
 ico.writeUInt16LE(0, 0); // reserved

@@ -14,6 +14,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { Socket } from 'node:net';
 import { pipeline } from 'node:stream/promises';
+import { isWorkerPath as isWorkerPathname } from '../core/domain/console-pages.js';
 import { BodyRelay } from './body-relay.js';
 import { closeAfterAnswer } from './client-close.js';
 import { clientErrorAnswer, errorBody, newRequestId, rawErrorResponse } from './front-errors.js';
@@ -67,7 +68,7 @@ function hasBody(req: http.IncomingMessage): boolean {
 const HOST_HEADER = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._~-]+)(:\d{1,5})?$/;
 
 /**
- * The paths the worker answers before any asset (wrangler.toml `run_worker_first`, worker/index.ts),
+ * The paths the worker answers before any asset (core/domain/console-pages.ts, wrangler.toml),
  * judged on the URL as workerd will parse it (dot segments resolved), like the assets router does.
  */
 export function isWorkerPath(url: string): boolean {
@@ -77,7 +78,7 @@ export function isWorkerPath(url: string): boolean {
   } catch {
     return false;
   }
-  return pathname.startsWith('/api/') || pathname === '/mcp' || pathname === '/openapi.json';
+  return isWorkerPathname(pathname);
 }
 
 export function createFront(options: FrontOptions): Front {

@@ -28,6 +28,7 @@ import { jsonBody } from './middleware/json-body.js';
 import { frontGuard, requestContext } from './middleware/request-context.js';
 import { sameOriginWrites } from './middleware/same-origin.js';
 import { API_BASE, buildOpenApiDocument, routeFor } from './openapi.js';
+import { mountOperations } from './operations.js';
 
 /**
  * The first issue as structured details: the field path, zod's issue kind as the stable reason
@@ -185,6 +186,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
   };
   app.get('/openapi.json', serveDocument);
   app.get(`${API_BASE}/openapi.json`, serveDocument);
+  mountOperations(app);
   // Remote MCP over Streamable HTTP (worker/mcp.ts); not part of the operation registry.
   mountRemoteMcp(app);
   app.all(`${API_BASE}/*`, (c) =>

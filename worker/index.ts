@@ -1,10 +1,13 @@
 /**
  * The Switchboard worker: the API under /api/v1 (generated from the operation registry), the
- * remote MCP server at /mcp, and the admin console's static assets for everything else. The same
- * bundle runs on Cloudflare and, self-hosted, inside Miniflare behind the Node front (server).
+ * remote MCP server at /mcp, the operations endpoints (/healthz, /readyz, /metrics), and the admin
+ * console: its files (served by the asset layer before the worker runs), its page for each of its
+ * client-side routes, and a 404 JSON answer for every other path. The same bundle runs on
+ * Cloudflare and, self-hosted, inside Miniflare behind the Node front (server).
  */
 
 import { WorkerEntrypoint } from 'cloudflare:workers';
+import { isConsolePage, isWorkerPath } from '../core/domain/console-pages.js';
 import type { Env } from '../core/env.js';
 import { createApp } from './app.js';
 
@@ -18,17 +21,19 @@ const app = createApp();
 
 export default {
   fetch(request, env, ctx) {
-    const { pathname } = new URL(request.url);
-    if (pathname.startsWith('/api/') || pathname === '/openapi.json' || pathname === '/mcp' || !env.ASSETS) {
+    const url = new URL(request.url);
+    // The asset layer has already answered every file of dist/admin; what reaches here is a worker
+    // path, a console route (its page is index.html) or nothing we serve (the app's 404 JSON).
+    if (isWorkerPath(url.pathname) || !env.ASSETS || !isConsolePage(url.pathname)) {
       return app.fetch(request, env, ctx);
     }
-    return env.ASSETS.fetch(request);
+    return env.ASSETS.fetch(new Request(new URL('/', url), request));
   },
 } satisfies ExportedHandler<Env>;
 
 /**
  * The API alone, as a named entrypoint. Self-hosted, the Node front sends the worker's own paths
- * (`run_worker_first` above) to a Miniflare direct socket bound to this entrypoint (server/
+ * (core/domain/console-pages.ts, wrangler.toml `run_worker_first`) to a Miniflare direct socket bound to this entrypoint (server/
  * worker-runtime.ts), so that those requests skip the three isolates in front of the default
  * entrypoint (Miniflare's `core:entry`, the assets proxy and the assets router). Nothing else is
  * served here: no console asset, and every path, known or not, passes the front-secret check

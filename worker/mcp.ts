@@ -6,6 +6,7 @@
  */
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
+import { createMiddleware } from 'hono/factory';
 import { type ApiCall, handleRemoteMcp } from '../mcp/remote.js';
 import type { AppEnv } from './handlers/types.js';
 import { requireAgent } from './middleware/auth.js';
@@ -43,9 +44,20 @@ function inProcessApi(app: OpenAPIHono<AppEnv>, c: Context<AppEnv>): ApiCall {
   };
 }
 
+/**
+ * A 401 names the one scheme we take, with no OAuth parameters: a client that finds no
+ * `resource_metadata` here does not start an OAuth flow and shows our `unauthenticated` error.
+ */
+const bearerChallenge = createMiddleware<AppEnv>(async (c, next) => {
+  await next();
+  if (c.res.status === 401) c.res.headers.set('WWW-Authenticate', 'Bearer');
+});
+
 export function mountRemoteMcp(app: OpenAPIHono<AppEnv>): void {
   // Tool calls change state, so a foreign browser Origin is refused as on every API write (the
   // MCP specification asks servers to check Origin against DNS rebinding); MCP clients that are
   // not browsers send none.
-  app.all(MCP_PATH, sameOriginWrites, requireAgent, (c) => handleRemoteMcp(c.req.raw, inProcessApi(app, c)));
+  app.all(MCP_PATH, bearerChallenge, sameOriginWrites, requireAgent, (c) =>
+    handleRemoteMcp(c.req.raw, inProcessApi(app, c)),
+  );
 }

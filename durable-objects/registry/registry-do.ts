@@ -78,6 +78,12 @@ export class RegistryDO extends DurableObject<Env> {
       });
   }
 
+  /** `/readyz`: the object opened (migrations applied) and its database answers a read. */
+  async ready(): Promise<true> {
+    this.ctx.storage.sql.exec('SELECT 1').toArray();
+    return true;
+  }
+
   // Settings
 
   async getSettings(): Promise<{ limits: Limits; revision: number }> {

@@ -25,7 +25,7 @@ const get = (path: string) => api(server, 'GET', path, { absolutePath: true });
 
 describe('console assets', () => {
   it('sends a strict Content-Security-Policy and refuses framing on every console page', async () => {
-    for (const path of ['/', '/hosts', '/settings', '/no/such/page']) {
+    for (const path of ['/', '/hosts', '/settings', '/setup', '/channels/dm_x']) {
       const res = await get(path);
       expect(res.status, path).toBe(200);
       expect(res.text).toContain('<title>Switchboard</title>');

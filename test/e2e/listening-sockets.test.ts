@@ -353,9 +353,8 @@ describe.skipIf(process.platform !== 'linux')('the listening sockets of the serv
         // A refusal is an HTTP 4xx: a dropped connection could be a crash (an unpatched Miniflare
         // dies on `MF-Custom-Node-Service` naming a fetch service), which is no refusal.
         if (answer.status >= 400 && answer.status < 500) continue;
-        // workerd's entry socket serves the console's static files itself (wrangler.toml
-        // `run_worker_first` covers /api/* only, and the single-page fallback answers index.html
-        // for any other path): allowed only when identical to what the front gives anyone.
+        // workerd's entry socket serves the console's static files itself (the asset layer answers
+        // files before the worker runs): allowed only when identical to what the front gives anyone.
         const isEntry = target.kind === 'tcp' && target.port === entryPort;
         if (isEntry && probe.method === 'GET' && answer.status === 200 && !probe.path.startsWith('/api/')) {
           const front: Listener = { kind: 'tcp', host: '127.0.0.1', port: server.port, pid: 0, label: 'front' };

@@ -1,15 +1,7 @@
+import { CONSOLE_PAGES } from '../../../core/domain/console-pages.js';
+
 /** The console's pages; each has its own path so a reload or a bookmark lands on it. */
-export const PAGES = [
-  'overview',
-  'hosts',
-  'agents',
-  'channels',
-  'groups',
-  'cleanup',
-  'settings',
-  'admins',
-  'audit',
-] as const;
+export const PAGES = CONSOLE_PAGES;
 export type Page = (typeof PAGES)[number];
 
 export type Route =
