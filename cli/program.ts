@@ -10,6 +10,7 @@ import { operationList } from '../core/contract/index.js';
 import type { OperationDef } from '../core/contract/registry.js';
 import { registerConfigCommands } from './commands/config.js';
 import { executeAndPrint, printJson } from './commands/execute.js';
+import { registerHookCommand } from './commands/hook.js';
 import { type CommandRuntime, type GeneratedCommand, registerOperationCommands } from './commands/operations.js';
 import type { InputStream } from './lib/terminal.js';
 
@@ -68,6 +69,7 @@ export function buildProgram(
   };
   const generated = registerOperationCommands(command, options.operations ?? operationList, runtime);
   registerConfigCommands(command, { ...io, setExitCode: (code) => (exitCode = code) });
+  registerHookCommand(command, { ...io, setExitCode: (code) => (exitCode = code) });
 
   command
     .command('mcp')
