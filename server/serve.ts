@@ -20,9 +20,9 @@ import { announceDiagnostics, diagnosticsFromEnv } from './diagnostics.js';
 import { ensureFirstAdmin } from './first-admin.js';
 import { createFront } from './front.js';
 import { HostMetrics } from './host-metrics.js';
+import { serverNames } from './host-names.js';
 import { ServerLog } from './log.js';
 import { socketLimitsFromEnv } from './socket-guard.js';
-import { serverNames } from './host-names.js';
 import { startWorkerRuntime, type WorkerRuntime } from './worker-runtime.js';
 
 function readTls(config: ServeConfig): { cert: Buffer; key: Buffer } | undefined {

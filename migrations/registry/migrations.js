@@ -1,4 +1,3 @@
-import journal from './meta/_journal.json';
 import m0000 from './0000_init.sql';
 import m0001 from './0001_throttle.sql';
 import m0002 from './0002_agent_description.sql';
@@ -7,6 +6,7 @@ import m0004 from './0004_agent_key_status.sql';
 import m0005 from './0005_admins_audit.sql';
 import m0006 from './0006_metrics_token.sql';
 import m0007 from './0007_audit_refusal_counts.sql';
+import journal from './meta/_journal.json';
 
 export default {
   journal,
