@@ -9,7 +9,7 @@ import type { MessageContent } from '../../core/domain/content.js';
 import { channelOfMessageId, dmChannelId } from '../../core/domain/ids.js';
 import { CLAIM_SQL } from '../../durable-objects/channel/hot-sql.js';
 import * as schema from '../../durable-objects/channel/schema.js';
-import { ChannelStore, PURGED_IDS_KEPT } from '../../durable-objects/channel/store.js';
+import { ChannelStore, PURGED_IDS_KEPT, type SendOutcome } from '../../durable-objects/channel/store.js';
 
 const A = 'agt_alice';
 const B = 'agt_bob';
@@ -494,7 +494,7 @@ describe('channel store: reply_to is a detail of the dedup comparison', () => {
           maxMessages: 100,
           now: T0,
           ...(replyTo && { replyTo }),
-        });
+        }) as SendOutcome;
       const r1 = reply(q1.message_id);
       expect(r1).toMatchObject({ status: 'sent', reply_to: q1.message_id });
       expect(reply(q1.message_id)).toMatchObject({ status: 'duplicate', message_id: r1.message_id });
