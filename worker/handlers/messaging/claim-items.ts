@@ -4,8 +4,10 @@
  * transaction. Channels the agent was never in are not opened (that would create them): their
  * items answer not_found, as the channel would. Results keep the request's order.
  */
+import type { z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { ApiError, type ErrorCode } from '../../../core/contract/errors.js';
+import type { AckItem, AckResult } from '../../../core/contract/operations/messaging.js';
 import { channelOfMessageId } from '../../../core/domain/ids.js';
 import type { Env } from '../../../core/env.js';
 import { currentSettings } from '../../../core/lib/settings-cache.js';
@@ -13,16 +15,13 @@ import { knownChannels } from '../channel-access.js';
 import type { AppEnv } from '../types.js';
 import { ChannelCalls, type ChannelStub } from './stubs.js';
 
-export interface ClaimItem {
-  message_id: string;
-  claim_token: string;
-}
+export type ClaimItem = z.infer<typeof AckItem>;
 
-export interface Rejected {
-  message_id: string;
+/** A rejected item: the ACK result's shape, which extend and release share. */
+export type Rejected = Omit<z.infer<typeof AckResult>, 'status' | 'error'> & {
   status: 'rejected';
-  error: { code: ErrorCode; message?: string };
-}
+  error: NonNullable<z.infer<typeof AckResult>['error']>;
+};
 
 const REJECTION_TEXT: Partial<Record<ErrorCode, string>> = {
   claim_expired: 'The claim ended (expired or released); claim the message again.',
