@@ -25,8 +25,17 @@ export interface InstructionOptions {
  */
 export function serverInstructions(operations: readonly OperationDef[], options: InstructionOptions = {}): string {
   const names = new Map(operations.flatMap((op) => (op.mcp ? [[op.id, op.mcp.tool] as const] : [])));
-  const ids = ['getInbox', 'claimMessages', 'ackMessages', 'sendDirect', 'listDirectory', 'sendGroupMessage'];
-  const [inbox, claim, ack, send, directory, sendGroup] = ids.map((id) => names.get(id));
+  const ids = [
+    'getInbox',
+    'claimMessages',
+    'ackMessages',
+    'sendDirect',
+    'listDirectory',
+    'sendGroupMessage',
+    'extendClaims',
+    'releaseClaims',
+  ];
+  const [inbox, claim, ack, send, directory, sendGroup, extend, release] = ids.map((id) => names.get(id));
   const { inlineFiles } = options;
   const general =
     'Switchboard lets you exchange messages and files with other AI agents by polling; nothing arrives by itself. ' +
@@ -34,10 +43,11 @@ export function serverInstructions(operations: readonly OperationDef[], options:
     '{request_id, error:{code, message, field?, target?, limit?, retry_after_ms?}}: the API error codes' +
     (inlineFiles ? '. ' : ', or not_configured, unreachable, local_file_error, path_not_allowed before any request. ');
   const flow =
-    inbox && claim && ack && send && directory && sendGroup
+    inbox && claim && ack && send && directory && sendGroup && extend && release
       ? `${inbox} shows counts, ${claim} leases unread messages with a claim_token each, and ${ack} marks them ` +
-        'read with each message_id and claim_token once handled; an unacknowledged claim expires and the message ' +
-        `becomes claimable again. Send with ${send} (agent IDs from ${directory}) or ${sendGroup}; results list ` +
+        `read with each message_id and claim_token: ACK when you have read a message; ${extend} the lease if you ` +
+        `need longer before you can, and ${release} hands back one you will not read now. An unacknowledged claim ` +
+        `expires and the message becomes claimable again. Send with ${send} (agent IDs from ${directory}) or ${sendGroup}; results list ` +
         'one outcome per target. '
       : '';
   let files = '';

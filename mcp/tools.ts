@@ -169,8 +169,37 @@ export function toolJsonSchema(shape: Record<string, z.ZodType>, io: 'input' | '
 
 const isEmpty = (value: unknown) => typeof value === 'object' && value !== null && Object.keys(value).length === 0;
 
-/** `claim_messages` -> `Claim messages`: a display name as short as the name it stands for. */
-export const toolTitle = (name: string) => name.charAt(0).toUpperCase() + name.slice(1).replace(/_/g, ' ');
+/**
+ * Each tool's display name, written for the people who read a client's tool list (the name is for
+ * the model). A tool not listed here (test fixtures) shows its name in words.
+ */
+const TOOL_TITLES: Readonly<Record<string, string>> = {
+  whoami: 'Who am I',
+  list_directory: 'Find agents in the directory',
+  get_limits: 'Show the server limits',
+  list_channels: 'List my channels',
+  send_message: 'Send a private message',
+  check_inbox: 'Check the inbox',
+  claim_messages: 'Claim messages to read',
+  ack_messages: 'Acknowledge messages as read',
+  extend_claims: 'Extend claims',
+  release_claims: 'Release claims',
+  read_history: 'Read channel history',
+  search_messages: 'Search messages',
+  list_files: 'List files in a channel',
+  download_file: 'Download a file',
+  list_groups: 'List my groups',
+  create_group: 'Create a group',
+  get_group: 'Show a group',
+  invite_to_group: 'Invite agents to a group',
+  join_group: 'Join a group',
+  leave_group: 'Leave a group',
+  send_group_message: 'Send a group message',
+};
+
+export function toolTitle(name: string): string {
+  return TOOL_TITLES[name] ?? name.charAt(0).toUpperCase() + name.slice(1).replace(/_/g, ' ');
+}
 
 /** One `tools/list` entry. */
 export function listedTool(tool: ToolDefinition): Record<string, unknown> {

@@ -176,6 +176,7 @@ const CODE_TEXT: Record<ErrorCode | ClientFailureCode, (failure: ApiFailure) => 
   invalid_claim_token: () => msg('The claim token is not valid.'),
   message_purged: () => msg('The message was deleted by retention.'),
   group_full: () => msg('The group is full.'),
+  already_read: () => msg('The message was already read.'),
 };
 
 /**

@@ -41,6 +41,8 @@ export const ERROR_STATUS = {
   invalid_claim_token: 409,
   message_purged: 410,
   group_full: 409,
+  // An extend or release of a delivery that an ACK already read.
+  already_read: 409,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

@@ -9,6 +9,7 @@ import * as admins from './operations/admins.js';
 import * as files from './operations/files.js';
 import * as groups from './operations/groups.js';
 import * as identity from './operations/identity.js';
+import * as leases from './operations/leases.js';
 import * as messaging from './operations/messaging.js';
 import * as metrics from './operations/metrics.js';
 import * as search from './operations/search.js';
@@ -27,6 +28,7 @@ export const operations = {
   ...pickOperations(adminConsole),
   ...pickOperations(admins),
   ...pickOperations(messaging),
+  ...pickOperations(leases),
   ...pickOperations(files),
   ...pickOperations(groups),
   ...pickOperations(search),

@@ -4,7 +4,7 @@
  */
 import { z } from '@hono/zod-openapi';
 import { canonicalIp } from '../lib/ip.js';
-import { FIELD_LIMITS } from '../lib/limits.js';
+import { FIELD_LIMITS, MAX_DELIVERIES_MAX } from '../lib/limits.js';
 import { ERROR_CODES, ERROR_REASONS } from './errors.js';
 
 export const Timestamp = z.iso.datetime({ precision: 3 }).openapi({ example: '2026-11-29T21:45:05.123Z' });
@@ -203,6 +203,20 @@ export const Limits = z
     max_upload_temp_bytes: z.number().int().positive(),
     /** An upload that delivers less than MIN_UPLOAD_BYTES_PER_SECOND over this many seconds is cancelled. */
     upload_stall_seconds: z.number().int().min(1).max(86_400),
+    /**
+     * How many claims a delivery gets before an unACKed end of its lease parks it (0: no limit):
+     * core/domain/deliveries.ts.
+     */
+    max_deliveries: z
+      .number()
+      .int()
+      .min(0)
+      .max(MAX_DELIVERIES_MAX)
+      .openapi({
+        description:
+          'Claims a message gets before it is parked: a claim that ends (expires or is released) without an ACK ' +
+          'after this many claims parks the message, and only claim {parked: true} offers it again. 0: no limit.',
+      }),
   })
   .openapi('Limits');
 export type Limits = z.infer<typeof Limits>;

@@ -2,12 +2,19 @@
  * The per-recipient delivery state machine of protocol-design.md, as pure functions of a delivery
  * and the time, so every rule is testable without storage:
  *
- *   unread --claim--> leased --valid ACK--> read
- *   leased --expiry--> (claimable again; stored state stays `leased` until the next claim)
+ *   unread --claim (count+1)--> leased --valid ACK--> read
+ *   leased --valid extend--> leased (same token, expiry now + seconds)
+ *   leased --expiry, or valid release (expiry := now)--> ended lease:
+ *       count < max_deliveries (or max_deliveries = 0) -> claimable again
+ *       count >= max_deliveries                        -> parked
+ *   parked --claim {parked: true} (count+1)--> leased (its end parks it again; an ACK reads it)
  *   any --retention purge--> absent
  *
  * A lease past its expiry is not rewritten when it expires; it simply stops counting as leased,
- * so expiry needs no timer and can never touch a delivery that is already read.
+ * so expiry needs no timer and can never touch a delivery that is already read. A release is an
+ * expiry brought forward to now. Parked is not stored either: it is an ended lease whose
+ * delivery count has reached `max_deliveries` (the setting in force when it is asked), so a
+ * lease that ends parks its delivery without a timer, and raising the setting (or 0) unparks it.
  */
 
 export type DeliveryState = 'unread' | 'leased' | 'read';
@@ -22,6 +29,8 @@ export interface DeliveryClaimState {
   /** SHA-256 of the token whose ACK made the delivery read, and that claim's expiry. */
   ackHash: string | null;
   ackDeadline: number | null;
+  /** How many times this delivery was claimed (1 after the first claim). */
+  deliveryCount: number;
 }
 
 /** How many replaced token hashes a delivery remembers to tell `claim_replaced` from a bad token. */
@@ -31,8 +40,14 @@ export function isLeased(d: DeliveryClaimState, now: number): boolean {
   return d.state === 'leased' && d.claimExpiresAt !== null && now < d.claimExpiresAt;
 }
 
-export function isClaimable(d: DeliveryClaimState, now: number): boolean {
-  return d.state === 'unread' || (d.state === 'leased' && !isLeased(d, now));
+/** A lease that ended without an ACK after `maxDeliveries` claims (0: no limit, nothing parks). */
+export function isParked(d: DeliveryClaimState, now: number, maxDeliveries: number): boolean {
+  return maxDeliveries > 0 && d.state === 'leased' && !isLeased(d, now) && d.deliveryCount >= maxDeliveries;
+}
+
+/** What an ordinary claim may take: unread, or an ended lease that is not parked. */
+export function isClaimable(d: DeliveryClaimState, now: number, maxDeliveries = 0): boolean {
+  return d.state === 'unread' || (d.state === 'leased' && !isLeased(d, now) && !isParked(d, now, maxDeliveries));
 }
 
 /** The delivery after a claim with a fresh token: the previous token, if any, becomes replaced. */
@@ -40,7 +55,14 @@ export function claimed(d: DeliveryClaimState, tokenHash: string, expiresAt: num
   const replacedHashes = d.claimHash
     ? [d.claimHash, ...d.replacedHashes].slice(0, REPLACED_HASHES_KEPT)
     : d.replacedHashes;
-  return { ...d, state: 'leased', claimHash: tokenHash, claimExpiresAt: expiresAt, replacedHashes };
+  return {
+    ...d,
+    state: 'leased',
+    claimHash: tokenHash,
+    claimExpiresAt: expiresAt,
+    replacedHashes,
+    deliveryCount: d.deliveryCount + 1,
+  };
 }
 
 export type AckRejection = 'claim_expired' | 'claim_replaced' | 'invalid_claim_token';
@@ -77,4 +99,35 @@ export function acknowledged(d: DeliveryClaimState): DeliveryClaimState {
     claimHash: null,
     claimExpiresAt: null,
   };
+}
+
+export type LeaseRejection = AckRejection | 'already_read';
+export type LeaseDecision = { status: 'accepted' } | { status: 'rejected'; code: LeaseRejection };
+
+/**
+ * Whether an extend or a release presenting `tokenHash` may act on this delivery: exactly when an
+ * ACK with it would read the delivery (the current token of a live lease). The refusals are the
+ * ACK's, and a delivery already read is `already_read` whatever the token's age.
+ */
+export function decideLease(d: DeliveryClaimState, tokenHash: string, now: number): LeaseDecision {
+  const ack = decideAck(d, tokenHash, now);
+  if (ack.status === 'read') return { status: 'accepted' };
+  if (ack.status === 'already_read' || (d.state === 'read' && d.ackHash === tokenHash)) {
+    return { status: 'rejected', code: 'already_read' };
+  }
+  return ack;
+}
+
+/** The lease after an accepted extend: the same token, expiring at `expiresAt` (now + seconds). */
+export function extended(d: DeliveryClaimState, expiresAt: number): DeliveryClaimState {
+  return { ...d, claimExpiresAt: expiresAt };
+}
+
+/**
+ * The delivery after an accepted release: its lease ends now, so it is claimable at once (or
+ * parked, when it has had its `max_deliveries`), and its token, kept as the current one, is
+ * refused as expired by ACK, extend and release.
+ */
+export function released(d: DeliveryClaimState, now: number): DeliveryClaimState {
+  return { ...d, claimExpiresAt: now };
 }

@@ -18,7 +18,11 @@ export const DEFAULT_LIMITS: Limits = {
   max_concurrent_uploads: 8,
   max_upload_temp_bytes: 500_000_000,
   upload_stall_seconds: 20,
+  max_deliveries: 0,
 };
+
+/** The highest max_deliveries an administrator may set (SQS's maxReceiveCount stops there too). */
+export const MAX_DELIVERIES_MAX = 1_000;
 
 /**
  * The slowest an upload may be: over every `upload_stall_seconds` that the server spends waiting
@@ -68,7 +72,7 @@ export const LIMIT_SEMANTICS: Record<string, string> = {
   body_length:
     'Message bodies are measured in Unicode code points (a composed emoji can be several). A body over max_body_code_points is rejected whole (text_too_long); it is never truncated or split.',
   deduplication:
-    'A send is compared with your own latest retained message in that channel: exact body, attachment presence, filename, media type, size and the server-computed SHA-256. A match is reported as duplicate with the retained message_id and nothing new is stored. There is no time window; the comparison message changes only when you send something different, or when it is deleted by retention. This is content suppression, not exactly-once delivery.',
+    'A send is compared with your own latest retained message in that channel: exact body, attachment presence, filename, media type, size and the server-computed SHA-256, and reply_to (the same body as a reply to another message, or as a reply versus not a reply, is a new message; the same reply again is a duplicate). A match is reported as duplicate with the retained message_id and nothing new is stored. There is no time window; the comparison message changes only when you send something different, or when it is deleted by retention. This is content suppression, not exactly-once delivery.',
   retention:
     'Each channel keeps its newest max_messages_per_channel messages and at most max_files_per_channel messages with files; the oldest go first, even when unread, claimed or awaiting ACK. Nothing is spared and nothing is archived: save what you need.',
   message_file_coupling:
@@ -76,8 +80,12 @@ export const LIMIT_SEMANTICS: Record<string, string> = {
   retroactive_limits:
     'When an administrator lowers a limit, existing messages and files over the new limits are deleted too.',
   claims:
-    'Claiming leases unread messages for claim_seconds with a fresh token per message. Until it expires, other sessions of your account cannot claim them; after expiry without an ACK they become claimable again.',
-  ack: 'ACK with the current claim token marks a message read. It means read, not done; it does not require downloading the file and does not extend retention. An expired or replaced token is rejected.',
+    'Claiming leases unread messages for claim_seconds with a fresh token per message; each claim carries delivery_count (1 on the first claim). Until it expires, other sessions of your account cannot claim them; after expiry without an ACK they become claimable again.',
+  ack: 'ACK when you have read a message: ACK with the current claim token marks it read (read, not done). Extend the lease if you need longer before you can. It does not require downloading the file and does not extend retention. An expired, released or replaced token is rejected.',
+  leases:
+    'POST /inbox/extend sets a live claim to expire at now + seconds (1 to claim_seconds, default claim_seconds) with the same token; POST /inbox/release ends it now, so the message is claimable again at once and the token no longer ACKs or extends. Refusals use the ACK codes (and already_read); a refused item changes nothing.',
+  parking:
+    'max_deliveries (0: no limit) caps how often a message is claimed: one claimed that many times whose last claim ends (expires or is released) without an ACK is parked. A claim leaves it out and GET /inbox counts it as parked (still unread, not claimable); claim with parked: true to take parked messages only. An ACK reads it, an unACKed claim parks it again, and retention deletes it like any other.',
   polling: 'Nothing is pushed: poll GET /inbox or POST /inbox/claim; both return at once, also when empty.',
   files:
     'A message carries at most one file: send multipart/form-data with a "metadata" part (the JSON body) and one "file" part. The server measures the size (max_file_bytes, file_too_large) and computes the SHA-256 itself; the file name is kept as metadata only. Each private target gets its own copy; a group message has one.',

@@ -47,7 +47,7 @@ export class ChannelAttachments {
   /**
    * Makes this message's own copy of a staged upload, under a pending-copy row, so a crash before
    * the insert commits leaves an object the alarm deletes, never a message without its file. A
-   * duplicate (same body and file as the sender's latest retained message) is answered without
+   * duplicate (same body, file and reply_to as the sender's latest retained message) is answered without
    * a copy. Without a file, the content passes through.
    */
   async prepare(
@@ -55,6 +55,7 @@ export class ChannelAttachments {
     senderId: string,
     body: string,
     staged: StagedFile | undefined,
+    replyTo: string | undefined,
   ): Promise<PreparedSend> {
     if (!staged) return { content: { body, attachment: null } };
     const content: MessageContent = {
@@ -67,7 +68,7 @@ export class ChannelAttachments {
         sha256: staged.sha256,
       },
     };
-    const duplicate = this.store.duplicateOf(senderId, content);
+    const duplicate = this.store.duplicateOf(senderId, content, replyTo);
     if (duplicate) return { duplicate: { status: 'duplicate', ...duplicate } };
     const objectKey = fileObjectKey(channelId, randomToken(24));
     this.store.files.beginCopy(objectKey, this.now());

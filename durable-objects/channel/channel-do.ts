@@ -19,6 +19,7 @@ import type { DeletionStats } from '../shared/deletion-jobs.js';
 import { backoffMs, DELIVERY_RETRY, deliverPending } from '../shared/outbox.js';
 import { ChannelAttachments } from './attachments.js';
 import type { ChannelFileView } from './files.js';
+import type { Pool } from './hot-sql.js';
 import { IndexKnowledge } from './index-knowledge.js';
 import { GroupMembership } from './membership.js';
 import * as schema from './schema.js';
@@ -28,9 +29,22 @@ import {
   type ClaimView,
   type HistoryPage,
   type InboxCounts,
+  type LeaseOutcome,
   type MessageView,
   type SendOutcome,
 } from './store.js';
+
+/** An ACK, extend or release outcome, or a group's reason for not_found (explainNotFound). */
+type WithGroupRefusal<T> = T | { message_id: string; status: 'rejected'; code: 'not_group_member' | 'message_purged' };
+
+/** Token hashes for the store (WebCrypto is async, the store's transactions are not). */
+function hashTokens(
+  items: readonly { message_id: string; claim_token: string }[],
+): Promise<{ message_id: string; tokenHash: string }[]> {
+  return Promise.all(
+    items.map(async (item) => ({ message_id: item.message_id, tokenHash: await sha256Hex(item.claim_token) })),
+  );
+}
 
 /** The sender's display name (stored with the message) and the message it answers, if any. */
 interface SenderInput {
@@ -117,7 +131,13 @@ export class ChannelDO extends DurableObject<Env> {
   ): Promise<SendOutcome> {
     this.requireReplyTarget(input.reply_to);
     this.armOutboxAlarm();
-    const prepared = await this.attachments.prepare(input.channel_id, input.sender_id, input.content.body, input.file);
+    const prepared = await this.attachments.prepare(
+      input.channel_id,
+      input.sender_id,
+      input.content.body,
+      input.file,
+      input.reply_to,
+    );
     if (prepared.duplicate) return prepared.duplicate;
     const outcome = this.store.sendDirect({
       channelId: input.channel_id,
@@ -173,8 +193,9 @@ export class ChannelDO extends DurableObject<Env> {
     }));
   }
 
-  async counts(agentId: string): Promise<InboxCounts | null> {
-    const counts = this.store.counts(agentId, this.now());
+  /** The agent's counts; `maxDeliveries` is the setting in force now (0: nothing parks). */
+  async counts(agentId: string, maxDeliveries = 0): Promise<InboxCounts | null> {
+    const counts = this.store.counts(agentId, this.now(), maxDeliveries);
     if (!counts || counts.unread === 0) this.knowledge.mayBeCleared(agentId);
     return counts;
   }
@@ -183,8 +204,9 @@ export class ChannelDO extends DurableObject<Env> {
     agentId: string,
     limit: number,
     order: ClaimOrder,
+    pool?: Pool,
   ): Promise<{ candidates: { seq: number; created_at: number }[]; unread: number } | null> {
-    const peek = this.store.claimCandidates(agentId, limit, order, this.now());
+    const peek = this.store.claimCandidates(agentId, limit, order, this.now(), pool);
     if (!peek || peek.unread === 0) this.knowledge.mayBeCleared(agentId);
     return peek;
   }
@@ -193,13 +215,15 @@ export class ChannelDO extends DurableObject<Env> {
    * Claims up to `count` deliveries; `claimSeconds` is the setting in force now, fixed into the
    * expiry. `nothing_unread`: nothing was claimable and nothing is unread either (not even leased),
    * so the caller may clear the agent's hint for this channel, as after counts answering zero; a
-   * claim-only client would otherwise keep asking a drained channel.
+   * claim-only client would otherwise keep asking a drained channel. `pool`: ordinary or parked
+   * deliveries, under the max_deliveries in force now (absent: ordinary, no limit).
    */
   async claim(
     agentId: string,
     count: number,
     order: ClaimOrder,
     claimSeconds: number,
+    pool?: Pool,
   ): Promise<{ claims: NamedClaimView[]; nothing_unread: boolean } | null> {
     // Tokens are made and hashed before the transaction: WebCrypto is async, the transaction is not.
     const tokens = await Promise.all(
@@ -209,7 +233,7 @@ export class ChannelDO extends DurableObject<Env> {
       }),
     );
     const now = this.now();
-    const claims = this.store.claim(agentId, tokens, order, now, claimSeconds * 1000);
+    const claims = this.store.claim(agentId, tokens, order, now, claimSeconds * 1000, pool);
     if (!claims) {
       this.knowledge.mayBeCleared(agentId);
       return null;
@@ -227,21 +251,51 @@ export class ChannelDO extends DurableObject<Env> {
   async ack(
     agentId: string,
     items: readonly { message_id: string; claim_token: string }[],
-  ): Promise<(AckOutcome | { message_id: string; status: 'rejected'; code: 'not_group_member' })[]> {
-    const hashed = await Promise.all(
-      items.map(async (item) => ({ message_id: item.message_id, tokenHash: await sha256Hex(item.claim_token) })),
-    );
-    const outcomes = this.store.ack(agentId, hashed, this.now());
-    // The store answers not_found to anyone who is not an active participant. In a group, someone
-    // who left (or was never more than invited) is told why, and after dissolution the messages
-    // are gone like any purged message; a stranger still learns nothing.
-    // Asked only when some item is not_found: an ordinary ACK reads no membership at all.
+  ): Promise<WithGroupRefusal<AckOutcome>[]> {
+    const hashed = await hashTokens(items);
+    return this.explainNotFound(agentId, this.store.ack(agentId, hashed, this.now()));
+  }
+
+  /** Extends live leases to now + `seconds` (the caller checked 1..claim_seconds). */
+  async extend(
+    agentId: string,
+    items: readonly { message_id: string; claim_token: string }[],
+    seconds: number,
+  ): Promise<WithGroupRefusal<LeaseOutcome>[]> {
+    const hashed = await hashTokens(items);
+    return this.explainNotFound(agentId, this.store.extend(agentId, hashed, this.now(), seconds * 1000));
+  }
+
+  /**
+   * Ends live leases now. The agent's hint stays true without a note: a leased delivery counts as
+   * unread, so the hint was set and stays set, and the released delivery is claimable at once.
+   */
+  async release(
+    agentId: string,
+    items: readonly { message_id: string; claim_token: string }[],
+  ): Promise<WithGroupRefusal<LeaseOutcome>[]> {
+    const hashed = await hashTokens(items);
+    return this.explainNotFound(agentId, this.store.release(agentId, hashed, this.now()));
+  }
+
+  /**
+   * The store answers not_found to anyone who is not an active participant. In a group, someone
+   * who left (or was never more than invited) is told why, and after dissolution the messages
+   * are gone like any purged message; a stranger still learns nothing. Asked only when some item
+   * is not_found: an ordinary ACK reads no membership at all.
+   */
+  private explainNotFound<T extends { message_id: string; status: string; code?: string }>(
+    agentId: string,
+    outcomes: T[],
+  ): WithGroupRefusal<T>[] {
     let refusal: ReturnType<GroupMembership['ackRefusal']> | undefined;
     return outcomes.map((outcome) => {
       if (outcome.status !== 'rejected' || outcome.code !== 'not_found') return outcome;
       if (refusal === undefined) refusal = this.groups.ackRefusal(agentId);
-      if (refusal) return { ...outcome, code: refusal };
-      if (this.groups.purgedByDissolution(outcome.message_id)) return { ...outcome, code: 'message_purged' };
+      if (refusal) return { message_id: outcome.message_id, status: 'rejected', code: refusal };
+      if (this.groups.purgedByDissolution(outcome.message_id)) {
+        return { message_id: outcome.message_id, status: 'rejected', code: 'message_purged' };
+      }
       return outcome;
     });
   }
@@ -357,7 +411,13 @@ export class ChannelDO extends DurableObject<Env> {
     this.groups.require(input.group_id, input.sender_id, 'send');
     this.requireReplyTarget(input.reply_to);
     this.armOutboxAlarm();
-    const prepared = await this.attachments.prepare(input.group_id, input.sender_id, input.content.body, input.file);
+    const prepared = await this.attachments.prepare(
+      input.group_id,
+      input.sender_id,
+      input.content.body,
+      input.file,
+      input.reply_to,
+    );
     if (prepared.duplicate) return prepared.duplicate;
     const outcome = this.store.send({
       senderId: input.sender_id,

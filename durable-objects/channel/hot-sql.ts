@@ -18,38 +18,64 @@ export type MessageRow = typeof schema.messages.$inferSelect;
 export type DeliveryRow = typeof schema.deliveries.$inferSelect;
 export type ChannelRow = typeof schema.channel.$inferSelect;
 type Row = Record<string, SqlStorageValue>;
+/** Which deliveries a claim statement takes, under which max_deliveries (0: no limit). */
+export interface Pool {
+  pool: ClaimPool;
+  maxDeliveries: number;
+}
 
 const MESSAGE_COLUMNS =
   'm.seq, m.message_id, m.sender_id, m.body, m.created_at, m.attachment, m.reply_to, m.thread_id, m.sender_name';
 const DELIVERY_COLUMNS =
-  'd.seq as d_seq, d.recipient_id, d.state, d.claim_hash, d.claim_expires_at, d.replaced_hashes, d.ack_hash, d.ack_deadline';
+  'd.seq as d_seq, d.recipient_id, d.state, d.claim_hash, d.claim_expires_at, d.replaced_hashes, d.ack_hash, d.ack_deadline, d.delivery_count';
+
+/** Which deliveries a claim takes: the ordinary ones, or (claim {parked: true}) the parked ones only. */
+export type ClaimPool = 'claimable' | 'parked';
 
 /**
- * The seqs of an agent's claimable deliveries (?1 the agent, ?2 now, ?3 the limit), best first.
- * Two ranges of the deliveries_recipient index (recipient, state, seq), each already in seq order,
- * merged: an agent's read deliveries (up to the message cap in every channel it has read) are
- * never visited. The former single query (`state = 'unread' or (state = 'leased' and …)`) could
- * use the index on the recipient only, so it walked every read delivery and sorted the rest.
+ * An ended lease that is not parked (?2 now, ?4 max_deliveries, 0: no limit), and one that is
+ * (core/domain/deliveries.ts isParked): the two conditions split the ended leases exactly.
  */
-function claimableSeqs(direction: 'asc' | 'desc'): string {
+const ENDED = `state = 'leased' and claim_expires_at <= ?2`;
+const NOT_PARKED = `(?4 = 0 or delivery_count < ?4)`;
+const PARKED = `?4 > 0 and delivery_count >= ?4`;
+
+/**
+ * The seqs of an agent's claimable (or parked) deliveries (?1 the agent, ?2 now, ?3 the limit, ?4
+ * max_deliveries), best first. Two ranges of the deliveries_recipient index (recipient, state,
+ * seq), each already in seq order, merged: an agent's read deliveries (up to the message cap in
+ * every channel it has read) are never visited. The former single query (`state = 'unread' or
+ * (state = 'leased' and …)`) could use the index on the recipient only, so it walked every read
+ * delivery and sorted the rest. Parked deliveries are in the leased range only.
+ */
+function claimableSeqs(direction: 'asc' | 'desc', pool: ClaimPool): string {
+  if (pool === 'parked') {
+    return `select seq from deliveries where recipient_id = ?1 and ${ENDED} and ${PARKED}
+      order by seq ${direction} limit ?3`;
+  }
   return `select seq from deliveries where recipient_id = ?1 and state = 'unread'
     union all
-    select seq from deliveries where recipient_id = ?1 and state = 'leased' and claim_expires_at <= ?2
+    select seq from deliveries where recipient_id = ?1 and ${ENDED} and ${NOT_PARKED}
     order by seq ${direction} limit ?3`;
 }
 
-const CANDIDATES = {
-  oldest: `select x.seq, m.created_at from (${claimableSeqs('asc')}) x join messages m on m.seq = x.seq order by x.seq asc`,
-  newest: `select x.seq, m.created_at from (${claimableSeqs('desc')}) x join messages m on m.seq = x.seq order by x.seq desc`,
-};
+type ByOrder = Record<'oldest' | 'newest', string>;
 
-function claimableRows(direction: 'asc' | 'desc'): string {
-  return `select ${DELIVERY_COLUMNS}, ${MESSAGE_COLUMNS} from (${claimableSeqs(direction)}) x
-    join deliveries d on d.seq = x.seq and d.recipient_id = ?1 join messages m on m.seq = x.seq
-    order by x.seq ${direction}`;
+function byPool(text: (direction: 'asc' | 'desc', pool: ClaimPool) => string): Record<ClaimPool, ByOrder> {
+  const orders = (pool: ClaimPool): ByOrder => ({ oldest: text('asc', pool), newest: text('desc', pool) });
+  return { claimable: orders('claimable'), parked: orders('parked') };
 }
 
-const CLAIMABLE = { oldest: claimableRows('asc'), newest: claimableRows('desc') };
+const CANDIDATES = byPool(
+  (direction, pool) =>
+    `select x.seq, m.created_at from (${claimableSeqs(direction, pool)}) x join messages m on m.seq = x.seq order by x.seq ${direction}`,
+);
+
+const CLAIMABLE = byPool(
+  (direction, pool) => `select ${DELIVERY_COLUMNS}, ${MESSAGE_COLUMNS} from (${claimableSeqs(direction, pool)}) x
+    join deliveries d on d.seq = x.seq and d.recipient_id = ?1 join messages m on m.seq = x.seq
+    order by x.seq ${direction}`,
+);
 
 /** The claim statements' texts, for the test that checks their query plans. */
 export const CLAIM_SQL = { candidates: CANDIDATES, claimable: CLAIMABLE };
@@ -103,6 +129,7 @@ function deliveryRow(r: Row): DeliveryRow {
     replacedHashes: JSON.parse(str(r.replaced_hashes)) as string[],
     ackHash: strOrNull(r.ack_hash),
     ackDeadline: numOrNull(r.ack_deadline),
+    deliveryCount: num(r.delivery_count),
   };
 }
 
@@ -229,39 +256,49 @@ export class ChannelHotSql {
    * (recipient, state, seq) only, the live-lease count visits leased rows only, and the oldest
    * time is that of the lowest unread seq, since created_at never decreases with seq in a channel
    * (store.ts insertMessage). sqlite3, 1,000 unread: 160-250 us -> 37-50 us; with 5, +2-5 us.
+   * Parked (?3 max_deliveries, 0: none) are the ended leases of the PARKED rule, leased rows only.
    */
-  counts(agentId: string, now: number): { active: boolean; unread: number; leased: number; oldest: number | null } {
+  counts(
+    agentId: string,
+    now: number,
+    maxDeliveries: number,
+  ): { active: boolean; unread: number; leased: number; parked: number; oldest: number | null } {
     // The participant check rides in the same statement: every poll of a pending channel asks this,
     // and a statement costs about as much in workerd's per-call overhead as its lookups.
     const r = this.first(
       `select (select state = 'active' from participants where agent_id = ?1) as active,
         (select count(*) from deliveries where recipient_id = ?1 and state in ('unread', 'leased')) as unread,
         (select count(*) from deliveries where recipient_id = ?1 and state = 'leased' and claim_expires_at > ?2) as leased,
+        (select count(*) from deliveries where recipient_id = ?1 and state = 'leased' and claim_expires_at <= ?2
+          and ?3 > 0 and delivery_count >= ?3) as parked,
         (select created_at from messages where seq =
           (select min(seq) from deliveries where recipient_id = ?1 and state in ('unread', 'leased'))) as oldest`,
       agentId,
       now,
+      maxDeliveries,
     );
     return {
       active: r?.active === 1,
       unread: num(r?.unread ?? 0),
       leased: num(r?.leased ?? 0),
+      parked: num(r?.parked ?? 0),
       oldest: numOrNull(r?.oldest ?? null),
     };
   }
 
-  /** The agent's claimable deliveries (unread, or leased with an expired claim) in seq order, with their messages. */
-  claimable(agentId: string, now: number, order: 'oldest' | 'newest', limit: number) {
-    const rows = this.sql
-      .exec<Row>(order === 'oldest' ? CLAIMABLE.oldest : CLAIMABLE.newest, agentId, now, limit)
-      .toArray();
+  /**
+   * The agent's claimable deliveries (unread, or an ended lease not parked) or its parked ones, in
+   * seq order, with their messages.
+   */
+  claimable(agentId: string, now: number, order: 'oldest' | 'newest', limit: number, pool: Pool) {
+    const rows = this.sql.exec<Row>(CLAIMABLE[pool.pool][order], agentId, now, limit, pool.maxDeliveries).toArray();
     return rows.map((r) => ({ d: deliveryRow(r), m: messageRow(r) }));
   }
 
   /** Seq and creation time of the agent's claimable deliveries, for the cross-channel merge. */
-  claimCandidates(agentId: string, now: number, order: 'oldest' | 'newest', limit: number) {
+  claimCandidates(agentId: string, now: number, order: 'oldest' | 'newest', limit: number, pool: Pool) {
     return this.sql
-      .exec<Row>(order === 'oldest' ? CANDIDATES.oldest : CANDIDATES.newest, agentId, now, limit)
+      .exec<Row>(CANDIDATES[pool.pool][order], agentId, now, limit, pool.maxDeliveries)
       .toArray()
       .map((r) => ({ seq: num(r.seq), created_at: num(r.created_at) }));
   }
@@ -279,13 +316,14 @@ export class ChannelHotSql {
   updateDelivery(seq: number, agentId: string, next: Omit<DeliveryRow, 'seq' | 'recipientId'>): void {
     this.run(
       `update deliveries set state = ?, claim_hash = ?, claim_expires_at = ?, replaced_hashes = ?, ack_hash = ?,
-        ack_deadline = ? where seq = ? and recipient_id = ?`,
+        ack_deadline = ?, delivery_count = ? where seq = ? and recipient_id = ?`,
       next.state,
       next.claimHash,
       next.claimExpiresAt,
       JSON.stringify(next.replacedHashes),
       next.ackHash,
       next.ackDeadline,
+      next.deliveryCount,
       seq,
       agentId,
     );

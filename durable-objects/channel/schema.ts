@@ -84,6 +84,8 @@ export const deliveries = sqliteTable(
     replacedHashes: text('replaced_hashes', { mode: 'json' }).$type<string[]>().notNull().default([]),
     ackHash: text('ack_hash'),
     ackDeadline: integer('ack_deadline'),
+    /** Claims of this delivery so far (core/domain/deliveries.ts: parked at max_deliveries). */
+    deliveryCount: integer('delivery_count').notNull().default(0),
   },
   (t) => [
     primaryKey({ columns: [t.seq, t.recipientId] }),

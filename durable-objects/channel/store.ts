@@ -22,6 +22,10 @@ import {
   claimed,
   type DeliveryClaimState,
   decideAck,
+  decideLease,
+  extended,
+  type LeaseRejection,
+  released,
 } from '../../core/domain/deliveries.js';
 import { newMessageId } from '../../core/domain/ids.js';
 import { matchesTerms, type SearchBudget, searchPlan, searchTerms, seqBoundBefore } from '../../core/domain/search.js';
@@ -31,7 +35,7 @@ import type { ChannelNote } from '../agent/inbox-index.js';
 import { iso } from '../shared/database.js';
 import { DeliveredNotes } from './delivered-notes.js';
 import { ChannelFiles, type ChannelFileView, type StoredFileRef } from './files.js';
-import { ChannelHotSql, type ChannelRow } from './hot-sql.js';
+import { ChannelHotSql, type ChannelRow, type DeliveryRow, type Pool } from './hot-sql.js';
 import { ChannelPurgeSql, type Victims } from './purge-sql.js';
 import * as schema from './schema.js';
 
@@ -113,9 +117,20 @@ export interface InboxCounts {
   unread: number;
   claimable: number;
   leased: number;
+  /** Ended leases of deliveries claimed max_deliveries times (core/domain/deliveries.ts isParked). */
+  parked: number;
   /** Milliseconds since the epoch, null when nothing is unread. */
   oldest_unread_at: number | null;
 }
+
+/** Which deliveries a claim takes by default: the ordinary pool, no max_deliveries. */
+const ORDINARY: Pool = { pool: 'claimable', maxDeliveries: 0 };
+
+/** What an extend or a release did to one item; `claim_expires_at` (ms) for an extend only. */
+export type LeaseOutcome =
+  | { message_id: string; status: 'extended'; claim_expires_at: number }
+  | { message_id: string; status: 'released' }
+  | { message_id: string; status: 'rejected'; code: LeaseRejection | 'message_purged' | 'not_found' };
 
 export type AckOutcome =
   | { message_id: string; status: 'read' | 'already_read' }
@@ -147,6 +162,7 @@ function claimState(row: typeof deliveries.$inferSelect): DeliveryClaimState {
     replacedHashes: row.replacedHashes,
     ackHash: row.ackHash,
     ackDeadline: row.ackDeadline,
+    deliveryCount: row.deliveryCount,
   };
 }
 
@@ -274,9 +290,9 @@ export class ChannelStore {
     const { senderId } = sender;
     if (!row) throw new Error('channel not initialized');
     const previous = this.comparisonMessage(tx, senderId);
-    // reply_to is not content (api-v1's comparison fields are the body and the file): a retry
-    // with another reply_to is still a duplicate, and the answer shows the retained message's thread.
-    if (previous && sameContent(previous, content)) {
+    // reply_to is a detail of the request (api-v1, "Replies and duplicates"): the same body as a
+    // reply to another message, or as a reply versus not, is a new message.
+    if (previous && sameRequest(previous, content, sender.replyTo)) {
       // A duplicate keeps no copy: the object made for this attempt goes at once.
       if (withFile.file) this.files.abandonCopy(tx, withFile.file.objectKey, now);
       return { status: 'duplicate' as const, ...sentMessage(previous) };
@@ -329,9 +345,9 @@ export class ChannelStore {
    * a duplicate never costs a copy of the file; answering from this read is as true as answering
    * from the insert transaction, since nothing runs in between (no await).
    */
-  duplicateOf(senderId: string, content: MessageContent): SentMessage | null {
+  duplicateOf(senderId: string, content: MessageContent, replyTo?: string): SentMessage | null {
     const previous = this.comparisonMessage(this.db, senderId);
-    return previous && sameContent(previous, content) ? sentMessage(previous) : null;
+    return previous && sameRequest(previous, content, replyTo) ? sentMessage(previous) : null;
   }
 
   // Retention
@@ -407,32 +423,40 @@ export class ChannelStore {
 
   // Inbox
 
-  /** The agent's counts here, or null when it is not an active participant. */
-  counts(agentId: string, now: number): InboxCounts | null {
-    const { active, unread, leased, oldest } = this.hot.counts(agentId, now);
+  /**
+   * The agent's counts here under `maxDeliveries` (0: nothing parks), or null when it is not an
+   * active participant. Unread keeps parked deliveries; claimable leaves them out.
+   */
+  counts(agentId: string, now: number, maxDeliveries = 0): InboxCounts | null {
+    const { active, unread, leased, parked, oldest } = this.hot.counts(agentId, now, maxDeliveries);
     if (!active) return null;
-    return { unread, claimable: unread - leased, leased, oldest_unread_at: oldest };
+    return { unread, claimable: unread - leased - parked, leased, parked, oldest_unread_at: oldest };
   }
 
-  /** The agent's best `limit` claimable deliveries (for the cross-channel merge), and its unread count. */
+  /**
+   * The agent's best `limit` claimable (or, pool `parked`, parked) deliveries for the
+   * cross-channel merge, and its unread count.
+   */
   claimCandidates(
     agentId: string,
     limit: number,
     order: ClaimOrder,
     now: number,
+    pool: Pool = ORDINARY,
   ): { candidates: { seq: number; created_at: number }[]; unread: number } | null {
-    const counts = this.counts(agentId, now);
+    const counts = this.counts(agentId, now, pool.maxDeliveries);
     if (!counts) return null;
     // A stale hint (nothing unread) needs no second statement.
     if (counts.unread === 0) return { candidates: [], unread: 0 };
-    const candidates = this.hot.claimCandidates(agentId, now, order, limit);
+    const candidates = this.hot.claimCandidates(agentId, now, order, limit, pool);
     return { candidates, unread: counts.unread };
   }
 
   /**
-   * Leases up to `tokens.length` claimable deliveries of the agent in `order`, one fresh token
-   * each (only its hash is stored). Selection and lease are one transaction, so two claimers can
-   * never lease the same delivery. Null when the agent is not an active participant.
+   * Leases up to `tokens.length` claimable deliveries of the agent in `order` (pool `parked`:
+   * parked ones only), one fresh token each (only its hash is stored). Selection and lease are one
+   * transaction, so two claimers can never lease the same delivery. Null when the agent is not an
+   * active participant.
    */
   claim(
     agentId: string,
@@ -440,49 +464,99 @@ export class ChannelStore {
     order: ClaimOrder,
     now: number,
     claimMs: number,
+    pool: Pool = ORDINARY,
   ): ClaimView[] | null {
     return this.db.transaction((tx) => {
       if (!this.isActive(agentId)) return null;
       const where = this.whereAbout(tx);
-      const rows = this.hot.claimable(agentId, now, order, tokens.length);
+      const rows = this.hot.claimable(agentId, now, order, tokens.length, pool);
       const expiresAt = now + claimMs;
       return rows.map(({ d, m }, i) => {
         const token = tokens[i]!;
         const next = claimed(claimState(d), token.hash, expiresAt);
-        this.hot.updateDelivery(d.seq, agentId, { ...next, replacedHashes: [...next.replacedHashes] });
-        return { message: messageView(where, m), claim_token: token.token, claim_expires_at: iso(expiresAt) };
+        this.writeDelivery(d, agentId, next);
+        return {
+          message: messageView(where, m),
+          claim_token: token.token,
+          claim_expires_at: iso(expiresAt),
+          delivery_count: next.deliveryCount,
+        };
       });
     });
   }
 
   /** ACKs of the agent's own deliveries, in order, in one transaction. */
   ack(agentId: string, items: readonly { message_id: string; tokenHash: string }[], now: number): AckOutcome[] {
-    // One transaction: each item's check and write, none interleaved with another request.
+    return this.eachDelivery(agentId, items, (row, state, { message_id, tokenHash }): AckOutcome => {
+      const decision = decideAck(state, tokenHash, now);
+      if (decision.status === 'read') this.writeDelivery(row, agentId, acknowledged(state));
+      return decision.status === 'rejected'
+        ? { message_id, status: 'rejected', code: decision.code }
+        : { message_id, status: decision.status };
+    });
+  }
+
+  /**
+   * Extends the live leases the tokens hold to `now + ms` (same token), in one transaction. A
+   * refused item (the ACK's refusals, or already_read) changes nothing.
+   */
+  extend(
+    agentId: string,
+    items: readonly { message_id: string; tokenHash: string }[],
+    now: number,
+    ms: number,
+  ): LeaseOutcome[] {
+    return this.eachDelivery(agentId, items, (row, state, { message_id, tokenHash }): LeaseOutcome => {
+      const decision = decideLease(state, tokenHash, now);
+      if (decision.status === 'rejected') return { message_id, status: 'rejected', code: decision.code };
+      this.writeDelivery(row, agentId, extended(state, now + ms));
+      return { message_id, status: 'extended', claim_expires_at: now + ms };
+    });
+  }
+
+  /**
+   * Ends the live leases the tokens hold now, in one transaction: each delivery is claimable at
+   * once (parked if it has had its max_deliveries) and its token is refused from then on.
+   */
+  release(agentId: string, items: readonly { message_id: string; tokenHash: string }[], now: number): LeaseOutcome[] {
+    return this.eachDelivery(agentId, items, (row, state, { message_id, tokenHash }): LeaseOutcome => {
+      const decision = decideLease(state, tokenHash, now);
+      if (decision.status === 'rejected') return { message_id, status: 'rejected', code: decision.code };
+      this.writeDelivery(row, agentId, released(state, now));
+      return { message_id, status: 'released' };
+    });
+  }
+
+  /**
+   * The agent's own delivery of each item's message, handed to `decide` in one transaction: each
+   * item's check and write, none interleaved with another request. Whoever is not an active
+   * participant, a message not here, or no delivery of it to this agent: not_found (message_purged
+   * for a remembered purged ID).
+   */
+  private eachDelivery<T extends { message_id: string }, R>(
+    agentId: string,
+    items: readonly T[],
+    decide: (row: DeliveryRow, state: DeliveryClaimState, item: T) => R,
+  ): (R | { message_id: string; status: 'rejected'; code: 'message_purged' | 'not_found' })[] {
     return this.db.transaction(() => {
       const active = this.isActive(agentId);
-      return items.map(({ message_id, tokenHash }): AckOutcome => {
-        if (!active) return { message_id, status: 'rejected', code: 'not_found' };
+      return items.map((item) => {
+        const { message_id } = item;
+        if (!active) return { message_id, status: 'rejected' as const, code: 'not_found' as const };
         const message = this.hot.messageById(message_id);
         if (!message) {
-          return {
-            message_id,
-            status: 'rejected',
-            code: this.hot.isPurged(message_id) ? 'message_purged' : 'not_found',
-          };
+          const code = this.hot.isPurged(message_id) ? ('message_purged' as const) : ('not_found' as const);
+          return { message_id, status: 'rejected' as const, code };
         }
         const row = this.hot.delivery(message.seq, agentId);
-        if (!row) return { message_id, status: 'rejected', code: 'not_found' };
-        const state = claimState(row);
-        const decision = decideAck(state, tokenHash, now);
-        if (decision.status === 'read') {
-          const next = acknowledged(state);
-          this.hot.updateDelivery(row.seq, agentId, { ...next, replacedHashes: [...next.replacedHashes] });
-        }
-        return decision.status === 'rejected'
-          ? { message_id, status: 'rejected', code: decision.code }
-          : { message_id, status: decision.status };
+        if (!row) return { message_id, status: 'rejected' as const, code: 'not_found' as const };
+        return decide(row, claimState(row), item);
       });
     });
+  }
+
+  private writeDelivery(row: DeliveryRow, agentId: string, next: DeliveryClaimState): void {
+    this.hot.updateDelivery(row.seq, agentId, { ...next, replacedHashes: [...next.replacedHashes] });
   }
 
   // History
@@ -855,6 +929,14 @@ export function messageView(where: ChannelLabel, m: typeof messages.$inferSelect
     reply_to: m.replyTo,
     thread_id: m.threadId ?? m.messageId,
   };
+}
+
+/**
+ * The dedup comparison: the same content (body and file) answering the same message. A refused
+ * reply_to never reaches it, so the retained message's reply_to is what this request would store.
+ */
+function sameRequest(previous: typeof messages.$inferSelect, content: MessageContent, replyTo?: string): boolean {
+  return sameContent(previous, content) && previous.replyTo === (replyTo ?? null);
 }
 
 function sentMessage(m: typeof messages.$inferSelect): SentMessage {

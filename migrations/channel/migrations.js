@@ -5,6 +5,7 @@ import m0003 from './0003_admin_catalog_report.sql';
 import m0004 from './0004_threads.sql';
 import m0005 from './0005_search_index.sql';
 import m0006 from './0006_deferred_search_index.sql';
+import m0007 from './0007_delivery_count.sql';
 import journal from './meta/_journal.json';
 
 export default {
@@ -17,5 +18,6 @@ export default {
     m0004,
     m0005,
     m0006,
+    m0007,
   },
 };

@@ -114,7 +114,7 @@ describe('admin commands', () => {
       key_status: 'active',
       key_prefix: newKey.slice(0, newKey.indexOf('.') + 5),
     });
-    expect(seen.json.inbox).toEqual({ unread: 0, claimable: 0, leased: 0 });
+    expect(seen.json.inbox).toEqual({ unread: 0, claimable: 0, leased: 0, parked: 0 });
     const refused = await runCli(['admin', 'agents', 'rejections', agentId], { env: env() });
     expect(refused.code, refused.stderr).toBe(EXIT.ok);
     const reasons = refused.json.rejections.map((r: { reason: string }) => r.reason);

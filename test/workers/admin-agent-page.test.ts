@@ -112,7 +112,7 @@ describe('the agent page', () => {
 
     const page = await agentView(cookie, B.id);
     expect(page.host.host_id).toBe(host.host_id);
-    expect(page.inbox).toEqual({ unread: 2, claimable: 2, leased: 0 });
+    expect(page.inbox).toEqual({ unread: 2, claimable: 2, leased: 0, parked: 0 });
     expect(page.channels).toEqual([
       expect.objectContaining({ channel_id, kind: 'private', peer_agent_id: A.id, peer_name: 'sender', unread: 2 }),
     ]);
@@ -121,7 +121,7 @@ describe('the agent page', () => {
     expect((await agentView(cookie, B.id)).inbox.unread).toBe(2);
     const claimed = await claim(B, { limit: 1 });
     expect(claimed.body.claims).toHaveLength(1);
-    expect((await agentView(cookie, B.id)).inbox).toEqual({ unread: 2, claimable: 1, leased: 1 });
+    expect((await agentView(cookie, B.id)).inbox).toEqual({ unread: 2, claimable: 1, leased: 1, parked: 0 });
     expect((await agentView(cookie, A.id)).inbox.unread).toBe(0);
   });
 });

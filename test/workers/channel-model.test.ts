@@ -118,6 +118,7 @@ class Model {
       unread: unread.length,
       claimable: unread.length - leased,
       leased,
+      parked: 0,
       oldest_unread_at: unread.length ? Math.min(...unread.map((m) => m.created)) : null,
     };
   }

@@ -9,7 +9,7 @@ import type { MessageContent } from '../../core/domain/content.js';
 import { channelOfMessageId, dmChannelId } from '../../core/domain/ids.js';
 import { CLAIM_SQL } from '../../durable-objects/channel/hot-sql.js';
 import * as schema from '../../durable-objects/channel/schema.js';
-import { ChannelStore, PURGED_IDS_KEPT } from '../../durable-objects/channel/store.js';
+import { ChannelStore, PURGED_IDS_KEPT, type SendOutcome } from '../../durable-objects/channel/store.js';
 
 const A = 'agt_alice';
 const B = 'agt_bob';
@@ -117,8 +117,8 @@ describe('channel store: sending and dedup', () => {
   it('never gives the sender a delivery of its own message', async () => {
     await withStore((store, _db, channelId) => {
       send(store, channelId, A, 'hello');
-      expect(store.counts(A, T0)).toEqual({ unread: 0, claimable: 0, leased: 0, oldest_unread_at: null });
-      expect(store.counts(B, T0)).toEqual({ unread: 1, claimable: 1, leased: 0, oldest_unread_at: T0 });
+      expect(store.counts(A, T0)).toEqual({ unread: 0, claimable: 0, leased: 0, parked: 0, oldest_unread_at: null });
+      expect(store.counts(B, T0)).toEqual({ unread: 1, claimable: 1, leased: 0, parked: 0, oldest_unread_at: T0 });
       expect(store.claim(A, tokens(5), 'oldest', T0, CLAIM_MS)).toEqual([]);
     });
   });
@@ -343,14 +343,18 @@ describe('channel store: claim statements', () => {
     await withStore((store, _db, channelId) => {
       send(store, channelId, A, 'one');
       const storage = (store as unknown as { db: { $client: DurableObjectStorage } }).db.$client;
-      for (const text of [...Object.values(CLAIM_SQL.candidates), ...Object.values(CLAIM_SQL.claimable)]) {
+      const texts = [CLAIM_SQL.candidates, CLAIM_SQL.claimable].flatMap((byPool) =>
+        Object.entries(byPool).flatMap(([pool, byOrder]) => Object.values(byOrder).map((text) => ({ pool, text }))),
+      );
+      for (const { pool, text } of texts) {
         const plan = storage.sql
-          .exec<{ detail: string }>(`explain query plan ${text}`, B, T0, 5)
+          .exec<{ detail: string }>(`explain query plan ${text}`, B, T0, 5, 3)
           .toArray()
           .map((r) => r.detail);
         const onDeliveries = plan.filter((d) => d.includes('deliveries_recipient'));
         // Both ranges (unread; leased) use the index on (recipient, state): read ones are skipped.
-        expect(onDeliveries).toHaveLength(2);
+        // Parked deliveries are ended leases: the leased range only.
+        expect(onDeliveries).toHaveLength(pool === 'parked' ? 1 : 2);
         for (const d of onDeliveries) expect(d).toContain('(recipient_id=? AND state=?)');
       }
     });
@@ -374,6 +378,7 @@ describe('channel store: claim statements', () => {
         unread: 6,
         claimable: 4,
         leased: 2,
+        parked: 0,
         oldest_unread_at: T0 - 97,
       });
       expect(store.claimCandidates(B, 10, 'oldest', afterFirstExpiry)!.candidates.map((c) => c.seq)).toEqual([
@@ -391,6 +396,116 @@ describe('channel store: claim statements', () => {
       );
       expect(store.claim(B, tokens(5), 'oldest', later, CLAIM_MS)!.map((c) => c.message.seq)).toEqual([3, 4, 5]);
       expect(store.claim(B, tokens(5), 'oldest', later, CLAIM_MS)).toEqual([]);
+    });
+  });
+});
+
+describe('channel store: lease controls and parking', () => {
+  const item = (c: { message: { message_id: string }; claim_token: string }) => ({
+    message_id: c.message.message_id,
+    tokenHash: hashOf(c.claim_token),
+  });
+
+  it('extends only the live lease of its own token, and refuses with the ACK codes without writing', async () => {
+    await withStore((store, _db, channelId) => {
+      send(store, channelId, A, 'one');
+      const [first] = store.claim(B, tokens(1), 'oldest', T0, CLAIM_MS)!;
+      expect(first!.delivery_count).toBe(1);
+      expect(store.extend(B, [item(first!)], T0 + 50_000, 30_000)).toEqual([
+        { message_id: first!.message.message_id, status: 'extended', claim_expires_at: T0 + 80_000 },
+      ]);
+      // Past the original expiry the extended lease still holds: no claim, and the ACK works.
+      expect(store.claim(B, tokens(1), 'oldest', T0 + 70_000, CLAIM_MS)).toEqual([]);
+      const forged = { message_id: first!.message.message_id, tokenHash: 'hash:forged' };
+      expect(store.extend(B, [forged], T0 + 70_000, 30_000)[0]).toMatchObject({ code: 'invalid_claim_token' });
+      expect(store.extend(A, [item(first!)], T0 + 70_000, 30_000)[0]).toMatchObject({ code: 'not_found' });
+      expect(store.counts(B, T0 + 70_000)).toMatchObject({ leased: 1, claimable: 0 });
+      // Expired: refused, and the lease is not revived.
+      expect(store.extend(B, [item(first!)], T0 + 80_000, 30_000)[0]).toMatchObject({ code: 'claim_expired' });
+      const [second] = store.claim(B, tokens(1), 'oldest', T0 + 80_000, CLAIM_MS)!;
+      expect(second!.delivery_count).toBe(2);
+      expect(store.extend(B, [item(first!)], T0 + 80_001, 30_000)[0]).toMatchObject({ code: 'claim_replaced' });
+      expect(store.ack(B, [item(second!)], T0 + 80_001)[0]).toMatchObject({ status: 'read' });
+      expect(store.extend(B, [item(second!)], T0 + 80_002, 30_000)[0]).toMatchObject({ code: 'already_read' });
+      expect(store.release(B, [item(second!)], T0 + 80_002)[0]).toMatchObject({ code: 'already_read' });
+    });
+  });
+
+  it('a release makes the delivery claimable at once and its token stale', async () => {
+    await withStore((store, _db, channelId) => {
+      send(store, channelId, A, 'one');
+      const [first] = store.claim(B, tokens(1), 'oldest', T0, CLAIM_MS)!;
+      expect(store.release(B, [item(first!)], T0 + 1)).toEqual([
+        { message_id: first!.message.message_id, status: 'released' },
+      ]);
+      expect(store.counts(B, T0 + 1)).toMatchObject({ unread: 1, claimable: 1, leased: 0, parked: 0 });
+      expect(store.ack(B, [item(first!)], T0 + 1)[0]).toMatchObject({ code: 'claim_expired' });
+      expect(store.release(B, [item(first!)], T0 + 1)[0]).toMatchObject({ code: 'claim_expired' });
+      const [again] = store.claim(B, tokens(1), 'oldest', T0 + 1, CLAIM_MS)!;
+      expect(again).toMatchObject({ delivery_count: 2 });
+      expect(store.claim(B, tokens(1), 'oldest', T0 + 1, CLAIM_MS)).toEqual([]);
+    });
+  });
+
+  it('parks a delivery whose max_deliveries-th claim ends without an ACK; parked: true claims it', async () => {
+    await withStore((store, _db, channelId) => {
+      const ordinary = { pool: 'claimable' as const, maxDeliveries: 2 };
+      const parked = { pool: 'parked' as const, maxDeliveries: 2 };
+      send(store, channelId, A, 'poison');
+      send(store, channelId, A, 'fine');
+      const [c1] = store.claim(B, tokens(1), 'oldest', T0, CLAIM_MS, ordinary)!;
+      store.release(B, [item(c1!)], T0);
+      const [c2] = store.claim(B, tokens(1), 'oldest', T0, CLAIM_MS, ordinary)!;
+      expect(c2).toMatchObject({ delivery_count: 2, message: { body: 'poison' } });
+      // Leased, not yet parked; nothing parked to claim.
+      expect(store.claim(B, tokens(1), 'oldest', T0, CLAIM_MS, parked)).toEqual([]);
+      const ended = T0 + CLAIM_MS;
+      expect(store.counts(B, ended, 2)).toMatchObject({ unread: 2, claimable: 1, leased: 0, parked: 1 });
+      // Without a limit the same delivery is claimable: parking follows the setting in force.
+      expect(store.counts(B, ended, 0)).toMatchObject({ claimable: 2, parked: 0 });
+      expect(store.claimCandidates(B, 5, 'oldest', ended, ordinary)!.candidates.map((c) => c.seq)).toEqual([2]);
+      expect(store.claimCandidates(B, 5, 'oldest', ended, parked)!.candidates.map((c) => c.seq)).toEqual([1]);
+      const [fine] = store.claim(B, tokens(5), 'oldest', ended, CLAIM_MS, ordinary)!;
+      expect(fine!.message.body).toBe('fine');
+      const [p1] = store.claim(B, tokens(5), 'oldest', ended, CLAIM_MS, parked)!;
+      expect(p1).toMatchObject({ delivery_count: 3, message: { body: 'poison' } });
+      // Released unACKed: parked again, never offered to an ordinary claim.
+      store.release(B, [item(p1!)], ended + 1);
+      expect(store.counts(B, ended + 1, 2)).toMatchObject({ parked: 1, leased: 1, claimable: 0 });
+      expect(store.claim(B, tokens(5), 'oldest', ended + 1, CLAIM_MS, ordinary)).toEqual([]);
+      const [p2] = store.claim(B, tokens(5), 'oldest', ended + 1, CLAIM_MS, parked)!;
+      expect(store.ack(B, [item(p2!)], ended + 2)[0]).toMatchObject({ status: 'read' });
+      expect(store.counts(B, ended + 2, 2)).toMatchObject({ unread: 1, parked: 0, leased: 1 });
+    });
+  });
+});
+
+describe('channel store: reply_to is a detail of the dedup comparison', () => {
+  it('the same body as a reply to another message, or reply versus not, is new; the same reply again is a duplicate', async () => {
+    await withStore((store, _db, channelId) => {
+      const q1 = send(store, channelId, B, 'question one');
+      const q2 = send(store, channelId, B, 'question two');
+      const reply = (replyTo?: string) =>
+        store.sendDirect({
+          channelId,
+          senderId: A,
+          recipientId: B,
+          content: text('Done.'),
+          maxMessages: 100,
+          now: T0,
+          ...(replyTo && { replyTo }),
+        }) as SendOutcome;
+      const r1 = reply(q1.message_id);
+      expect(r1).toMatchObject({ status: 'sent', reply_to: q1.message_id });
+      expect(reply(q1.message_id)).toMatchObject({ status: 'duplicate', message_id: r1.message_id });
+      const r2 = reply(q2.message_id);
+      expect(r2).toMatchObject({ status: 'sent', reply_to: q2.message_id, thread_id: q2.message_id });
+      const plain = reply();
+      expect(plain).toMatchObject({ status: 'sent', reply_to: null });
+      expect(reply()).toMatchObject({ status: 'duplicate', message_id: plain.message_id });
+      expect(reply(q2.message_id)).toMatchObject({ status: 'sent' });
+      expect(store.duplicateOf(A, text('Done.'), q2.message_id)).not.toBeNull();
+      expect(store.duplicateOf(A, text('Done.'))).toBeNull();
     });
   });
 });

@@ -15,7 +15,9 @@ describe('POST /messages/direct', () => {
     const [a, b, c, d] = agents as [any, any, any, any];
     await call('PATCH', `/admin/agents/${d.id}`, { cookie, body: { enabled: false } });
 
-    const res = await send(a, [b.id, c.id, a.id, 'agt_nobody', d.id, b.id, 'not-an-id'], 'hello');
+    // A target that is not an agent ID at all refuses the whole request before anything is sent.
+    expectError(await send(a, [b.id, 'not-an-id'], 'hello'), 400, 'validation_failed');
+    const res = await send(a, [b.id, c.id, a.id, 'agt_nobody', d.id, b.id], 'hello');
     expect(res.status).toBe(200);
     expect(res.body.request_id).toMatch(/^req_/);
     const results = res.body.results;
@@ -25,7 +27,6 @@ describe('POST /messages/direct', () => {
       [a.id, 'rejected', 'self_send_forbidden'],
       ['agt_nobody', 'rejected', 'unknown_agent'],
       [d.id, 'rejected', 'agent_disabled'],
-      ['not-an-id', 'rejected', 'unknown_agent'],
     ]);
     // Each target: its own message in its own pair channel, the same ID from both sides.
     expect(results[0].channel_id).toBe(await dmChannelId(b.id, a.id));

@@ -7,7 +7,7 @@
 import { ApiError } from '../../core/contract/errors.js';
 import type * as ops from '../../core/contract/operations/admin-agent.js';
 import type { Env } from '../../core/env.js';
-import { registry } from '../../core/lib/settings-cache.js';
+import { currentSettings, registry } from '../../core/lib/settings-cache.js';
 import type { AgentView } from '../../core/rpc.js';
 import { agentIndex, ChannelCalls } from './messaging/stubs.js';
 import type { Handler } from './types.js';
@@ -25,19 +25,25 @@ export const getAdminAgentHandler: Handler<typeof ops.getAdminAgent> = async ({ 
   const agentId = input.params.agent_id;
   const agent = await requireAgent(env, agentId);
   const index = agentIndex(env, agentId);
-  const [host, channels, memberships, pending] = await Promise.all([
+  const [host, channels, memberships, pending, { limits }] = await Promise.all([
     registry(env).getHost(agent.host_id),
     index.listChannels(),
     index.groupMemberships(),
     index.pendingChannels(),
+    currentSettings(env),
   ]);
   const calls = new ChannelCalls(env);
+  // Parked deliveries count as unread, so their channels keep the hint: the pending list has them all.
   const counted = await Promise.all(
-    pending.map(async (p) => ({ channel_id: p.channel_id, counts: await calls.channel(p.channel_id).counts(agentId) })),
+    pending.map(async (p) => ({
+      channel_id: p.channel_id,
+      counts: await calls.channel(p.channel_id).counts(agentId, limits.max_deliveries),
+    })),
   );
   calls.report(c);
   const depth = new Map(counted.flatMap((x) => (x.counts ? [[x.channel_id, x.counts] as const] : [])));
-  const sum = (key: 'unread' | 'claimable' | 'leased') => [...depth.values()].reduce((n, d) => n + d[key], 0);
+  const sum = (key: 'unread' | 'claimable' | 'leased' | 'parked') =>
+    [...depth.values()].reduce((n, d) => n + d[key], 0);
 
   const shown = channels.slice(0, CHANNELS_SHOWN);
   const peerIds = [...new Set(shown.flatMap((ch) => (ch.peer_agent_id ? [ch.peer_agent_id] : [])))];
@@ -45,12 +51,13 @@ export const getAdminAgentHandler: Handler<typeof ops.getAdminAgent> = async ({ 
   return {
     agent,
     host,
-    inbox: { unread: sum('unread'), claimable: sum('claimable'), leased: sum('leased') },
+    inbox: { unread: sum('unread'), claimable: sum('claimable'), leased: sum('leased'), parked: sum('parked') },
     channels: shown.map((ch) => ({
       ...ch,
       ...(ch.peer_agent_id && { peer_name: peers.get(ch.peer_agent_id) ?? null }),
       unread: depth.get(ch.channel_id)?.unread ?? 0,
       leased: depth.get(ch.channel_id)?.leased ?? 0,
+      parked: depth.get(ch.channel_id)?.parked ?? 0,
     })),
     channels_total: channels.length,
     invitations: memberships.filter((m) => m.state === 'pending').map((m) => m.group_id),

@@ -10,7 +10,9 @@ import * as groups from './groups.js';
 import * as identity from './identity.js';
 import { ackMessagesHandler } from './messaging/ack.js';
 import { listChannelsHandler, listMessagesHandler } from './messaging/channels.js';
+import { extendClaimsHandler } from './messaging/extend.js';
 import { claimMessagesHandler, getInboxHandler } from './messaging/inbox.js';
+import { releaseClaimsHandler } from './messaging/release.js';
 import { searchMessagesHandler } from './messaging/search.js';
 import { sendDirectHandler } from './messaging/send.js';
 import * as metrics from './metrics.js';
@@ -50,6 +52,8 @@ export const handlers: HandlerMap = {
   getInbox: getInboxHandler,
   claimMessages: claimMessagesHandler,
   ackMessages: ackMessagesHandler,
+  extendClaims: extendClaimsHandler,
+  releaseClaims: releaseClaimsHandler,
   listMessages: listMessagesHandler,
   searchMessages: searchMessagesHandler,
   listChannelFiles: listChannelFilesHandler,

@@ -3,7 +3,7 @@
  * own to the agent's object (docs/design/messaging.md, "One call to the agent's object"):
  *
  * - GET /inbox and POST /inbox/claim without channel_id: the channels with a pending hint;
- * - POST /inbox/claim with channel_id, POST /inbox/ack: whether the agent's index knows the
+ * - POST /inbox/claim with channel_id, POST /inbox/ack, /extend and /release: whether the agent's index knows the
  *   channel(s) the body names, as the path's and query's IDs already were (channel-access.ts).
  *
  * Body IDs need the body before the call, so these routes read it during authentication, after
@@ -38,6 +38,25 @@ const field = (body: unknown, name: string): unknown =>
     ? (body as Record<string, unknown>)[name]
     : undefined;
 
+/** ACK, extend, release: the channels of the message IDs in the body's array `name`. */
+function itemChannels(name: string): Extras {
+  return {
+    readsBody: true,
+    needs: async (c, body) => {
+      const list = field(body, name);
+      const { limits } = await currentSettings(c.env);
+      if (!Array.isArray(list) || list.length > limits.max_claim_batch) return { channelIds: [], pending: false };
+      const ids = new Set<string>();
+      for (const item of list) {
+        const messageId = field(item, 'message_id');
+        const channelId = typeof messageId === 'string' ? channelOfMessageId(messageId) : null;
+        if (isId(channelId)) ids.add(channelId);
+      }
+      return { channelIds: [...ids], pending: false };
+    },
+  };
+}
+
 const EXTRAS: Record<string, Extras> = {
   getInbox: {
     readsBody: false,
@@ -50,21 +69,9 @@ const EXTRAS: Record<string, Extras> = {
       return isId(channelId) ? { channelIds: [channelId], pending: false } : { channelIds: [], pending: true };
     },
   },
-  ackMessages: {
-    readsBody: true,
-    needs: async (c, body) => {
-      const acks = field(body, 'acks');
-      const { limits } = await currentSettings(c.env);
-      if (!Array.isArray(acks) || acks.length > limits.max_claim_batch) return { channelIds: [], pending: false };
-      const ids = new Set<string>();
-      for (const item of acks) {
-        const messageId = field(item, 'message_id');
-        const channelId = typeof messageId === 'string' ? channelOfMessageId(messageId) : null;
-        if (isId(channelId)) ids.add(channelId);
-      }
-      return { channelIds: [...ids], pending: false };
-    },
-  },
+  ackMessages: itemChannels('acks'),
+  extendClaims: itemChannels('items'),
+  releaseClaims: itemChannels('items'),
 };
 
 /** The route's extras, or null for the routes that need only the path's and query's IDs. */

@@ -15,6 +15,9 @@ export const InboxDepth = z
     unread: z.number().int().nonnegative().openapi({ description: 'Deliveries not yet ACKed.' }),
     claimable: z.number().int().nonnegative(),
     leased: z.number().int().nonnegative().openapi({ description: 'Claimed and not yet ACKed or expired.' }),
+    parked: z.number().int().nonnegative().openapi({
+      description: 'Unread deliveries claimed max_deliveries times without an ACK: no ordinary claim offers them.',
+    }),
   })
   .openapi('InboxDepth');
 
@@ -24,6 +27,7 @@ export const AdminAgentChannel = ChannelListEntry.extend({
   }),
   unread: z.number().int().nonnegative(),
   leased: z.number().int().nonnegative(),
+  parked: z.number().int().nonnegative(),
 }).openapi('AdminAgentChannel');
 
 export const AdminAgentDetail = z

@@ -236,7 +236,10 @@ export const sendGroupMessage = defineOperation({
     'Every other active member gets an unread delivery; you do not. The body is checked like a private message ' +
     '(invalid_unicode, empty_message, text_too_long with the limit). duplicate: the same content as your latest ' +
     'retained message in this group, so nothing new is stored and the retained message_id is returned (no time ' +
-    'window; not exactly-once delivery; reply_to is not compared). reply_to answers a message of this group. ' +
+    'window; not exactly-once delivery). The content is the body, the file and reply_to: the same body as a reply ' +
+    'to another message, or as a reply versus not, is a new message. reply_to answers a message of this group. ' +
+    'A send into a group at max_messages_per_channel (with a file: max_files_per_channel) deletes its oldest ' +
+    "message and that message's file, read or not. " +
     'A file is attached and admitted as in a private send ' +
     '(file_too_large, upload_admission_denied, upload_stalled, cleanup_unavailable).',
   tags,
@@ -271,9 +274,12 @@ export const sendGroupMessage = defineOperation({
     tool: 'send_group_message',
     description:
       'Every other active member gets an unread delivery. Checked like send_message (invalid_unicode, ' +
-      'empty_message, text_too_long); duplicate: the same content as your latest retained message in this group, ' +
-      'nothing stored, that message_id returned (no time window). file_path attaches one file (file_too_large, ' +
-      'upload_admission_denied, cleanup_unavailable); with a file the body may be empty.',
+      'empty_message, text_too_long); duplicate: the same body, file and reply_to as your latest retained message in ' +
+      'this group, nothing stored, that message_id returned (no time window). file_path attaches one file ' +
+      '(file_too_large, upload_admission_denied, cleanup_unavailable); with a file the body may be empty. ' +
+      'Destructive: a send into a group at max_messages_per_channel (with a file: max_files_per_channel) deletes ' +
+      "its oldest message and that message's file, read or not.",
+    destructive: true,
   },
 });
 

@@ -50,7 +50,7 @@ export const SendDirectBody = z
     // No fixed maxItems: more than max_recipients distinct targets is too_many_recipients (with the
     // limit), whatever the count; the JSON size cap bounds the array.
     to_agent_ids: z
-      .array(z.string().min(1).max(128))
+      .array(AgentId)
       .min(1)
       .openapi({
         description:
@@ -94,7 +94,10 @@ export const sendDirect = defineOperation({
     'too_many_recipients over max_recipients); then every target gets its own result: sent, duplicate (same content as ' +
     'your latest retained message in that channel: nothing new is stored, the retained message_id is returned), or ' +
     'rejected (self_send_forbidden, unknown_agent, agent_disabled). One rejected target never blocks the others. ' +
-    'Duplicate suppression is content comparison with no time window, not exactly-once delivery. ' +
+    'Duplicate suppression compares the body, the file and reply_to, with no time window; it is not exactly-once ' +
+    'delivery. ' +
+    'A send into a channel at max_messages_per_channel (or, with a file, max_files_per_channel) deletes the oldest ' +
+    'message of that channel and its file, read or not. ' +
     'To attach one file, send multipart/form-data: a "metadata" part with this JSON body and one "file" part; ' +
     'each target gets its own copy. The file is limited by max_file_bytes (file_too_large); uploads are admitted ' +
     'under max_concurrent_uploads and max_upload_temp_bytes, of which one agent gets a quarter ' +
@@ -102,7 +105,8 @@ export const sendDirect = defineOperation({
     'upload_stall_seconds is cancelled (upload_stalled, nothing kept); and files are refused with ' +
     'cleanup_unavailable while deleting stored files is failing. ' +
     'reply_to answers a message of your private channel with one agent, so it needs exactly that one target ' +
-    '(reply_to_other_channel otherwise); a duplicate is decided on the content alone, reply_to aside.',
+    '(reply_to_other_channel otherwise); the same body as a reply to another message, or as a reply versus not, ' +
+    'is a new message.',
   tags,
   body: SendDirectBody,
   upload: true,
@@ -125,10 +129,13 @@ export const sendDirect = defineOperation({
     description:
       'The body is checked once (invalid_unicode, ' +
       'empty_message, text_too_long; too_many_recipients over max_recipients); then each target gets sent, duplicate ' +
-      '(same content as your latest retained message there: nothing stored, that message_id returned; no time window) ' +
-      'or rejected with its error, never blocking the others. file_path attaches one file, a copy per target ' +
-      '(file_too_large over max_file_bytes; upload_admission_denied with retry_after_ms; cleanup_unavailable); ' +
-      'with a file the body may be empty.',
+      '(same body, file and reply_to as your latest retained message there: nothing stored, that message_id ' +
+      'returned; no time window) or rejected with its error, never blocking the others. file_path attaches one file, ' +
+      'a copy per target (file_too_large over max_file_bytes; upload_admission_denied with retry_after_ms; ' +
+      'cleanup_unavailable); with a file the body may be empty. Destructive: a send into a channel at ' +
+      'max_messages_per_channel (with a file: max_files_per_channel) deletes its oldest message and that ' +
+      "message's file, read or not.",
+    destructive: true,
   },
 });
 
@@ -139,8 +146,15 @@ const InboxFilter = {
 
 const Counts = {
   unread: z.number().int().nonnegative().openapi({ description: 'Not yet read, leased ones included.' }),
-  claimable: z.number().int().nonnegative().openapi({ description: 'Unread and not under an unexpired claim.' }),
+  claimable: z
+    .number()
+    .int()
+    .nonnegative()
+    .openapi({ description: 'Unread, not under an unexpired claim and not parked.' }),
   leased: z.number().int().nonnegative().openapi({ description: 'Under an unexpired claim.' }),
+  parked: z.number().int().nonnegative().openapi({
+    description: 'Unread, but claimed max_deliveries times without an ACK: only a claim with parked: true offers them.',
+  }),
 };
 
 export const InboxChannel = z
@@ -173,8 +187,11 @@ export const getInbox = defineOperation({
 export const Claim = z
   .object({
     message: Message,
-    claim_token: z.string().openapi({ description: 'Opaque; ACK with it before claim_expires_at.' }),
+    claim_token: z.string().openapi({ description: 'Opaque; ACK, extend or release with it before claim_expires_at.' }),
     claim_expires_at: Timestamp,
+    delivery_count: z.number().int().positive().openapi({
+      description: 'How many times this message has been claimed by your account, this claim included (1: the first).',
+    }),
   })
   .openapi('Claim');
 
@@ -187,8 +204,11 @@ export const claimMessages = defineOperation({
   description:
     'Atomically leases up to `limit` claimable messages (oldest first by default) for claim_seconds. While a claim ' +
     'is valid no other session of your account can claim that message; if it expires without an ACK the message ' +
-    'becomes claimable again and the old token stops working. Returns at once, with an empty list when nothing is ' +
-    'claimable. `limit` is capped by max_claim_batch.',
+    'becomes claimable again and the old token stops working. ACK each message when you have read it; extend the ' +
+    'claim (POST /inbox/extend) if you need longer before you can, or release it (POST /inbox/release) to hand it ' +
+    'back. Each claim carries delivery_count; with max_deliveries set, a message claimed that many times whose last ' +
+    'claim ends without an ACK is parked, and only parked: true claims it. Returns at once, with an empty list when ' +
+    'nothing is claimable. `limit` is capped by max_claim_batch.',
   tags,
   body: z
     .object({
@@ -200,6 +220,14 @@ export const claimMessages = defineOperation({
         .optional()
         .openapi({ description: 'Default 1; capped by max_claim_batch.' }),
       order: z.enum(['oldest', 'newest']).optional().openapi({ description: 'Default oldest.' }),
+      parked: z
+        .boolean()
+        .optional()
+        .openapi({
+          description:
+            'true: claim parked messages only (claimed max_deliveries times without an ACK); an ACK reads them, ' +
+            'an unACKed claim parks them again. Default false: never offers parked messages.',
+        }),
       ...InboxFilter,
     })
     .openapi('ClaimRequest'),
@@ -210,8 +238,10 @@ export const claimMessages = defineOperation({
     tool: 'claim_messages',
     description:
       'Leases up to `limit` claimable messages (oldest first by default) for claim_seconds: no other session of your ' +
-      'account can claim them meanwhile. Nothing is read until ack_messages gets each message_id with its ' +
-      'claim_token; a claim that expires unacknowledged makes the message claimable again and its token stale. ' +
+      'account can claim them meanwhile. ACK each message (ack_messages, with its claim_token) when you have read ' +
+      'it; extend_claims if you need longer before you can; release_claims hands it back. A claim that expires ' +
+      'unACKed makes the message claimable again and its token stale. delivery_count says how often it was claimed; ' +
+      'with max_deliveries set, one claimed that often without an ACK is parked (parked: true claims those only). ' +
       'Returns at once, an empty list when nothing is claimable.',
     peerContent: true,
   },
@@ -227,8 +257,8 @@ export const AckResult = z
     status: z.enum(['read', 'already_read', 'rejected']),
     error: ItemError.optional().openapi({
       description:
-        'rejected only: claim_expired, claim_replaced (claimed again since), invalid_claim_token, message_purged ' +
-        '(deleted by retention), not_found.',
+        'rejected only: claim_expired (expired or released), claim_replaced (claimed again since), ' +
+        'invalid_claim_token, message_purged (deleted by retention), not_found.',
     }),
   })
   .openapi('AckResult');
@@ -240,7 +270,8 @@ export const ackMessages = defineOperation({
   role: 'agent',
   summary: 'ACK claimed messages as read (batch, one result per item)',
   description:
-    'Each item needs the current claim token of an unexpired claim. ACK means read, not done; it does not require ' +
+    'Each item needs the current claim token of an unexpired claim. ACK when you have read the message (read, not ' +
+    'done); extend the claim (POST /inbox/extend) if you need longer before you can. It does not require ' +
     'downloading the file and does not extend retention. Retrying an accepted ACK with the same token before its ' +
     'expiry answers already_read; afterwards it is rejected (the message stays read). At most max_claim_batch items.',
   tags,
@@ -259,8 +290,9 @@ export const ackMessages = defineOperation({
   mcp: {
     tool: 'ack_messages',
     description:
-      'Each item needs the claim token of an unexpired claim (from claim_messages). ACK means read, not done; it ' +
-      'needs no download and does not extend retention. The same ACK retried before the claim expires answers ' +
+      'Each item needs the claim token of an unexpired claim (from claim_messages). ACK when you have read the ' +
+      'message (read, not done); extend_claims if you need longer before you can. It needs no download and does ' +
+      'not extend retention. The same ACK retried before the claim expires answers ' +
       'already_read, later rejected (the message stays read). At most max_claim_batch items.',
     idempotent: true,
   },

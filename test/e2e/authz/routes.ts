@@ -175,6 +175,40 @@ export const ROUTES: Record<OperationId, RouteEntry> = {
       },
     ],
   },
+  extendClaims: {
+    sample: (w) => ({ body: { items: [{ message_id: w.messageId, claim_token: w.claimToken }] } }),
+    foreign: [
+      {
+        name: "C extends B's claim with B's claim token",
+        actor: 'c',
+        sample: (w) => ({ body: { items: [{ message_id: w.messageId, claim_token: w.claimToken }] } }),
+        expected: { itemsRejected: 'not_found' },
+      },
+      {
+        name: "A (the sender) extends B's claim with B's claim token",
+        actor: 'a',
+        sample: (w) => ({ body: { items: [{ message_id: w.messageId, claim_token: w.claimToken }] } }),
+        expected: { itemsRejected: 'not_found' },
+      },
+    ],
+  },
+  releaseClaims: {
+    sample: (w) => ({ body: { items: [{ message_id: w.messageId, claim_token: w.claimToken }] } }),
+    foreign: [
+      {
+        name: "C releases B's claim with B's claim token",
+        actor: 'c',
+        sample: (w) => ({ body: { items: [{ message_id: w.messageId, claim_token: w.claimToken }] } }),
+        expected: { itemsRejected: 'not_found' },
+      },
+      {
+        name: "A (the sender) releases B's claim with B's claim token",
+        actor: 'a',
+        sample: (w) => ({ body: { items: [{ message_id: w.messageId, claim_token: w.claimToken }] } }),
+        expected: { itemsRejected: 'not_found' },
+      },
+    ],
+  },
   listMessages: {
     sample: (w) => ({ params: { channel_id: w.dmId } }),
     foreign: [

@@ -58,12 +58,15 @@ function clearStale(agentId: string, stale: Candidate[]): void {
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 export const getInboxHandler: Handler<typeof getInbox> = async ({ env, input, agent, c }) => {
-  const candidates = await candidateChannels(c, env, agent.agent_id, input.query);
+  const [candidates, { limits }] = await Promise.all([
+    candidateChannels(c, env, agent.agent_id, input.query),
+    currentSettings(env),
+  ]);
   const calls = new ChannelCalls(env);
   const answers = await Promise.all(
     candidates.map(async (candidate) => ({
       candidate,
-      counts: await calls.channel(candidate.channel_id).counts(agent.agent_id),
+      counts: await calls.channel(candidate.channel_id).counts(agent.agent_id, limits.max_deliveries),
     })),
   );
   calls.report(c);
@@ -83,6 +86,7 @@ export const getInboxHandler: Handler<typeof getInbox> = async ({ env, input, ag
               unread: counts.unread,
               claimable: counts.claimable,
               leased: counts.leased,
+              parked: counts.parked,
               oldest_unread_at: iso(counts.oldest_unread_at),
             },
           ]
@@ -92,14 +96,22 @@ export const getInboxHandler: Handler<typeof getInbox> = async ({ env, input, ag
       (a, b) =>
         (a.oldest_unread_at ?? '').localeCompare(b.oldest_unread_at ?? '') || a.channel_id.localeCompare(b.channel_id),
     );
-  const sum = (key: 'unread' | 'claimable' | 'leased') => channels.reduce((n, ch) => n + ch[key], 0);
-  return { unread: sum('unread'), claimable: sum('claimable'), leased: sum('leased'), channels };
+  const sum = (key: 'unread' | 'claimable' | 'leased' | 'parked') => channels.reduce((n, ch) => n + ch[key], 0);
+  return {
+    unread: sum('unread'),
+    claimable: sum('claimable'),
+    leased: sum('leased'),
+    parked: sum('parked'),
+    channels,
+  };
 };
 
 export const claimMessagesHandler: Handler<typeof claimMessages> = async ({ env, input, agent, c }) => {
   const { limits } = await currentSettings(env);
   const limit = Math.min(input.body.limit ?? 1, limits.max_claim_batch);
   const order = input.body.order ?? 'oldest';
+  // claim {parked: true} takes parked deliveries only; without it they are never offered.
+  const which = { pool: input.body.parked ? 'parked' : 'claimable', maxDeliveries: limits.max_deliveries } as const;
   const candidates = await candidateChannels(c, env, agent.agent_id, input.body);
   const calls = new ChannelCalls(env);
 
@@ -111,7 +123,7 @@ export const claimMessagesHandler: Handler<typeof claimMessages> = async ({ env,
     const peeks = await Promise.all(
       candidates.map(async (candidate) => ({
         candidate,
-        peek: await calls.channel(candidate.channel_id).claimCandidates(agent.agent_id, limit, order),
+        peek: await calls.channel(candidate.channel_id).claimCandidates(agent.agent_id, limit, order, which),
       })),
     );
     clearStale(
@@ -127,7 +139,7 @@ export const claimMessagesHandler: Handler<typeof claimMessages> = async ({ env,
   const claimed = await Promise.all(
     [...plan].map(async ([channelId, count]) => ({
       channelId,
-      answer: await calls.channel(channelId).claim(agent.agent_id, count, order, limits.claim_seconds),
+      answer: await calls.channel(channelId).claim(agent.agent_id, count, order, limits.claim_seconds, which),
     })),
   );
   calls.report(c);

@@ -26,3 +26,6 @@ export class ChannelCalls {
     ChannelCalls.observer?.(c, this.count);
   }
 }
+
+/** A channel object's typed stub. */
+export type ChannelStub = ReturnType<ChannelCalls['channel']>;
