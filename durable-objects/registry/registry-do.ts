@@ -23,6 +23,7 @@ import { AgentSnapshot } from './agent-snapshot.js';
 import { AgentSyncOutbox } from './agent-sync-outbox.js';
 import { AUDIT_PRUNE_INTERVAL_MS, type AuditFilter, AuditLog, type AuditRecord } from './audit-log.js';
 import type { RegistryDb } from './database.js';
+import { type FleetAgentFigures, fleetAgentFigures } from './fleet-summary.js';
 import { HostsAndAgents } from './hosts-agents.js';
 import * as schema from './schema.js';
 import { readSettings, writeSettings } from './settings.js';
@@ -86,6 +87,11 @@ export class RegistryDO extends DurableObject<Env> {
 
   async updateSettings(patch: Partial<Limits>): Promise<{ limits: Limits; revision: number; lowered: string[] }> {
     return writeSettings(this.db, patch);
+  }
+
+  /** The fleet view's agent figures: one query, no agent's object asked (fleet-summary.ts). */
+  async fleetAgents(): Promise<FleetAgentFigures> {
+    return fleetAgentFigures(this.db, Date.now());
   }
 
   // Hosts and agents (hosts-agents.ts)

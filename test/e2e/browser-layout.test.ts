@@ -288,3 +288,37 @@ describe('toasts, tabs and lists on a phone', () => {
     }
   }, 60_000);
 });
+
+describe('the fleet view', () => {
+  it('counts agents by key state and last access and lists the fullest channels, on the overview', async () => {
+    // Cross-checked with the agent list, agent by agent.
+    const list = (await api(server, 'GET', '/admin/agents?limit=100', { cookie })).body.agents as {
+      last_access_at: string | null;
+    }[];
+    const seen = list.filter((a) => a.last_access_at !== null).length;
+    expect(seen).toBeGreaterThan(0);
+    const fleet = (await api(server, 'GET', '/admin/fleet', { cookie })).body;
+    expect(fleet.agents).toMatchObject({
+      total: 50,
+      enabled: 50,
+      disabled: 0,
+      by_key_state: { active: 50, revoked: 0, none: 0 },
+      by_last_access: { never: 50 - seen, over_a_day: 0, over_an_hour: 0, active: seen },
+    });
+    await expect
+      .poll(
+        async () =>
+          (await api(server, 'GET', '/admin/fleet', { cookie })).body.channels_nearest_limits[0]?.message_count,
+      )
+      .toBe(1);
+    const context = await openContext('en', WIDTHS[0]);
+    const page = await openPage(context);
+    await visit(page, '/');
+    const access = page.getByTestId('fleet-access');
+    await expect
+      .poll(() => access.textContent())
+      .toMatch(new RegExp(`Never\\s*${50 - seen}.*Within the hour\\s*${seen}`, 's'));
+    expect(await page.getByTestId('fleet-channels').textContent()).toMatch(/1 of 1,000 messages,\s*1 of [\d,]+ files/);
+    await context.close();
+  }, 120_000);
+});
