@@ -9,4 +9,9 @@ await startLocalization().catch((error: unknown) => {
   console.error('could not load the interface language', error);
 });
 await import('./components/sb-app.js');
-document.body.append(document.createElement('sb-app'));
+const app = document.createElement('sb-app');
+// The skip link's target must be found in the document (an ID inside the shadow root is not: a
+// screen reader and axe's skip-link rule look it up with document.getElementById); sb-app moves
+// focus on to its <main>.
+app.id = 'content';
+document.body.append(app);

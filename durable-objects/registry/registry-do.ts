@@ -30,6 +30,7 @@ import {
   type RefusalRecord,
 } from './audit-log.js';
 import type { RegistryDb } from './database.js';
+import { type FleetAgentFigures, fleetAgentFigures } from './fleet-summary.js';
 import { HostsAndAgents } from './hosts-agents.js';
 import { MetricsToken } from './metrics-token.js';
 import * as schema from './schema.js';
@@ -117,6 +118,11 @@ export class RegistryDO extends DurableObject<Env> {
 
   async updateSettings(patch: Partial<Limits>): Promise<{ limits: Limits; revision: number; lowered: string[] }> {
     return writeSettings(this.db, patch);
+  }
+
+  /** The fleet view's agent figures: one query, no agent's object asked (fleet-summary.ts). */
+  async fleetAgents(): Promise<FleetAgentFigures> {
+    return fleetAgentFigures(this.db, Date.now());
   }
 
   // Hosts and agents (hosts-agents.ts)

@@ -118,6 +118,29 @@ export class ChannelCatalog {
     };
   }
 
+  /**
+   * The active channels with the most retained messages, then files (every channel has the same
+   * limits, so these are the nearest to them). One ordered query with a small LIMIT.
+   */
+  fullest(limit: number): (CatalogEntry & ChannelStats)[] {
+    return this.db
+      .select()
+      .from(channels)
+      .where(eq(channels.status, 'active'))
+      .orderBy(desc(channels.messageCount), desc(channels.fileCount))
+      .limit(limit)
+      .all()
+      .map((r) => ({
+        channel_id: r.channelId,
+        kind: r.kind,
+        created_at: r.createdAt,
+        status: r.status,
+        message_count: r.messageCount,
+        file_count: r.fileCount,
+        last_message_at: r.lastMessageAt,
+      }));
+  }
+
   has(channelId: string): boolean {
     return (
       this.db.select({ n: channels.n }).from(channels).where(eq(channels.channelId, channelId)).get() !== undefined

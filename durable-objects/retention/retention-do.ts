@@ -5,7 +5,13 @@ import migrations from '../../migrations/retention/migrations.js';
 import { AlarmScheduler } from '../shared/alarm-scheduler.js';
 import { openDatabase } from '../shared/database.js';
 import { DeletionQueue, type DeletionStats } from '../shared/deletion-jobs.js';
-import { type CatalogEntry, type CatalogTotals, ChannelCatalog, type ChannelReport } from './catalog.js';
+import {
+  type CatalogEntry,
+  type CatalogTotals,
+  ChannelCatalog,
+  type ChannelReport,
+  type ChannelStats,
+} from './catalog.js';
 import { CleanupRuns } from './cleanup-runs.js';
 import { cleanupStateRow, type RetentionDb } from './database.js';
 import { DeletionHealth } from './deletion-health.js';
@@ -140,6 +146,11 @@ export class RetentionDO extends DurableObject<Env> {
   /** The overview's channel figures: sums over the catalog, no channel is asked. */
   async catalogTotals(): Promise<CatalogTotals> {
     return this.catalog.totals();
+  }
+
+  /** The fleet view's channels nearest their limits, from the catalog. */
+  async fullestChannels(limit: number): Promise<(CatalogEntry & ChannelStats)[]> {
+    return this.catalog.fullest(Math.min(Math.max(1, limit), 50));
   }
 
   /**

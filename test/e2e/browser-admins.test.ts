@@ -84,7 +84,7 @@ describe('administrators in the console', () => {
     expect(await row.textContent()).toContain('127.0.0.1');
     expect(await row.textContent()).toMatch(/Chrom/);
     await screenshot(first, 'admins-en');
-    await first.getByRole('button', { name: `End session of ${SECOND.username}` }).click();
+    await first.getByRole('button', { name: `End session (${SECOND.username})` }).click();
     const confirm = await openedDialog(first, 'sb-admin-sessions sb-confirm', 'End session');
     await confirm.getByRole('button', { name: 'End session' }).click();
     await expect.poll(() => row.count()).toBe(0);

@@ -174,7 +174,7 @@ describe('the Channels page', () => {
     await signIn(page, server.url, server.adminPassword as string);
     await page.goto(`${server.url}/channels?tab=private&q=deploy`);
     await expect.poll(() => rowIds(page)).toEqual([channels.ac]);
-    await page.getByRole('link', { name: /^Read the messages of / }).click();
+    await page.getByRole('link', { name: /^Read messages \(/ }).click();
 
     const heading = page.getByRole('heading', { level: 1 });
     await expect.poll(() => heading.textContent()).toContain('carol');

@@ -425,7 +425,7 @@ describe('the console', () => {
     await expect.poll(() => page.locator('tr[data-group-id]').count()).toBeGreaterThanOrEqual(2);
 
     // Reassign the owner to the active member (the pending invitee is not offered).
-    await row.getByRole('button', { name: 'Change the owner of Release crew' }).click();
+    await row.getByRole('button', { name: 'Change owner (Release crew)' }).click();
     const ownerDialog = await openedDialog(page, 'sb-owner-dialog', 'Change owner');
     await ownerDialog.getByRole('combobox', { name: 'New owner' }).click();
     const offered = await ownerDialog.getByRole('option').allTextContents();

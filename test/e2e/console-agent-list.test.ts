@@ -277,7 +277,7 @@ describe('picking one agent among 1,000', () => {
     await expect.poll(() => rows.count()).toBe(1);
 
     // The change-owner dialog offers only active members: the pending invitee is not one.
-    await rows.getByRole('button', { name: 'Change the owner of fleet-ops' }).click();
+    await rows.getByRole('button', { name: 'Change owner (fleet-ops)' }).click();
     await page.getByRole('dialog', { name: 'Change owner' }).waitFor();
     expect(await page.getByText('The group has no other active member to take over.').count()).toBe(1);
     await page.keyboard.press('Escape');

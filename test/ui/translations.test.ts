@@ -118,6 +118,26 @@ describe('console translations', () => {
     }
   });
 
+  it('calls an agent by one word in each language (never 代理, "proxy", in Chinese)', () => {
+    const TERM: Record<string, RegExp> = {
+      fr: /agent/i,
+      es: /agente/i,
+      it: /agent[ei]/i,
+      ru: /агент/i,
+      'zh-Hans': /智能体/,
+      'zh-Hant': /智能體/,
+    };
+    const OTHER: Record<string, RegExp> = { 'zh-Hans': /代理/, 'zh-Hant': /代理/ };
+    for (const locale of CONFIG.targetLocales) {
+      const term = TERM[locale] as RegExp;
+      for (const unit of committed[locale] ?? []) {
+        const target = plain(unit.target ?? '');
+        if (OTHER[locale]) expect(target, `${locale}: "${unit.source}"`).not.toMatch(OTHER[locale] as RegExp);
+        if (/\bagents?\b/i.test(plain(unit.source))) expect(target, `${locale}: "${unit.source}"`).toMatch(term);
+      }
+    }
+  });
+
   it('ships no other translation files', () => {
     expect(readdirSync(join(UI, 'xliff')).sort()).toEqual(CONFIG.targetLocales.map((l) => `${l}.xlf`).sort());
   });

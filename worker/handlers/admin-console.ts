@@ -1,5 +1,5 @@
 import type * as ops from '../../core/contract/operations/admin-console.js';
-import { registry } from '../../core/lib/settings-cache.js';
+import { currentSettings, registry } from '../../core/lib/settings-cache.js';
 import { retention } from '../../core/stubs.js';
 import { readResources } from '../lib/overview-resources.js';
 import type { Handler } from './types.js';
@@ -56,6 +56,32 @@ export const getOverviewHandler: Handler<typeof ops.getOverview> = async ({ env 
       cleanup_failed: cleanup.failed_jobs,
     },
     resources,
+    generated_at: new Date().toISOString(),
+  };
+};
+
+/** Channels listed as nearest their limits on the fleet view. */
+const FULLEST_CHANNELS = 10;
+
+export const getFleetHandler: Handler<typeof ops.getFleet> = async ({ env }) => {
+  const [agents, channels, settings] = await Promise.all([
+    registry(env).fleetAgents(),
+    retention(env).fullestChannels(FULLEST_CHANNELS),
+    currentSettings(env),
+  ]);
+  return {
+    agents,
+    limits: {
+      max_messages_per_channel: settings.limits.max_messages_per_channel,
+      max_files_per_channel: settings.limits.max_files_per_channel,
+    },
+    channels_nearest_limits: channels.map((c) => ({
+      channel_id: c.channel_id,
+      kind: c.kind,
+      message_count: c.message_count,
+      file_count: c.file_count,
+      last_message_at: c.last_message_at === null ? null : new Date(c.last_message_at).toISOString(),
+    })),
     generated_at: new Date().toISOString(),
   };
 };

@@ -44,6 +44,7 @@ export const handlers: HandlerMap = {
   updateSettings: admin.updateSettingsHandler,
   getCleanup: admin.getCleanupHandler,
   getOverview: adminConsole.getOverviewHandler,
+  getFleet: adminConsole.getFleetHandler,
   listAdminChannels: adminChannels.listAdminChannelsHandler,
   listAdminChannelMessages: adminChannels.listAdminChannelMessagesHandler,
   downloadAdminChannelFile: downloadAdminChannelFileHandler,

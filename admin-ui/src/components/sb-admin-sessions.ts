@@ -109,9 +109,8 @@ export class SbAdminSessions extends LitElement {
                           type="button"
                           class="danger"
                           @click=${() => this.end(s)}
-                          aria-label=${msg(str`End session of ${s.username}`)}
                         >
-                          ${msg('End session')}
+                          ${msg('End session')}<span class="visually-hidden"> (${s.username})</span>
                         </button>
                       </div>
                     </td>

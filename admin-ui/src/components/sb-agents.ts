@@ -7,8 +7,10 @@ import { failureText } from '../failure-text.js';
 import { formatCount, formatTime } from '../lib/format.js';
 import { followLink } from '../lib/navigate.js';
 import { agentPath } from '../lib/route.js';
+import { nameClass } from '../lib/wrap.js';
 import { type LoadFailure, renderFailure, renderLoading } from '../load-state.js';
 import { currentLocale } from '../localization.js';
+import { nameText } from '../render-names.js';
 import { shared } from '../styles/shared.js';
 import { toast } from '../toast.js';
 import type { KeyIssued, SbAgentDialog } from './sb-agent-dialog.js';
@@ -60,6 +62,41 @@ export class SbAgents extends LitElement {
       }
       .row-actions {
         flex-wrap: nowrap;
+      }
+      /*
+       * On a phone an agent is a compact card: the name and its actions on the first line, each
+       * other field on one line with its label in front, so fifty agents stay a short page.
+       */
+      @media (max-width: 720px) {
+        table.stack tr {
+          display: grid;
+          grid-template-columns: minmax(0, 1fr) auto;
+          padding: 0.3rem 0;
+        }
+        table.stack td {
+          grid-column: 1 / -1;
+          padding: 0.05rem 0.6rem;
+          font-size: 0.9rem;
+        }
+        table.stack td.name {
+          grid-column: 1;
+          font-size: 1rem;
+        }
+        table.stack td.row-menu {
+          grid-column: 2;
+          grid-row: 1;
+        }
+        table.stack td[data-label]:not(.name)::before {
+          display: inline;
+          margin-inline-end: 0.4rem;
+        }
+        table.stack td.name::before,
+        table.stack td.empty {
+          display: none;
+        }
+        sb-key-status {
+          display: inline;
+        }
       }
       .pager {
         display: flex;
@@ -272,22 +309,22 @@ export class SbAgents extends LitElement {
   private row(agent: Agent) {
     const locale = currentLocale();
     return html`<tr data-agent-id=${agent.agent_id}>
-      <td data-label=${msg('Name')}>
+      <td class="name" data-label=${msg('Name')}>
         <a
-          class="mono nobreak"
+          class="mono ${nameClass(agent.name)}"
           href=${agentPath(agent.agent_id)}
           @click=${(e: MouseEvent) => followLink(e, agentPath(agent.agent_id))}
           ><strong>${agent.name}</strong></a
         >
       </td>
-      <td data-label=${msg('Display name')}>${agent.display_name}</td>
-      <td data-label=${msg('Host')}><span class="nobreak">${this.hostName(agent.host_id)}</span></td>
+      <td data-label=${msg('Display name')} class=${agent.display_name ? '' : 'empty'}>${agent.display_name}</td>
+      <td data-label=${msg('Host')}>${nameText(this.hostName(agent.host_id))}</td>
       <td data-label=${msg('Status')}>
         ${agent.enabled ? html`<span class="badge ok">${msg('Enabled')}</span>` : html`<span class="badge off">${msg('Disabled')}</span>`}
       </td>
       <td data-label=${msg('API key')}><sb-key-status .agent=${agent}></sb-key-status></td>
       <td data-label=${msg('Last access')}>${agent.last_access_at ? formatTime(agent.last_access_at, locale) : msg('Never')}</td>
-      <td>
+      <td class="row-menu">
         <div class="actions row-actions">
           <button type="button" @click=${() => this.dialog.open(agent)} aria-label=${msg(str`Edit agent ${agent.name}`)}>
             ${msg('Edit')}

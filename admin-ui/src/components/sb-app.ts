@@ -119,6 +119,11 @@ export class SbApp extends LitElement {
       nav {
         border-right: 1px solid var(--sb-border);
         padding: 0.75rem 0.5rem;
+        position: sticky;
+        top: 0;
+        align-self: start;
+        max-height: 100dvh;
+        overflow-y: auto;
       }
       nav ul {
         list-style: none;
@@ -169,18 +174,31 @@ export class SbApp extends LitElement {
         }
         /* The tabs stay on screen while the page scrolls (issue 14). */
         nav {
-          position: sticky;
-          top: 0;
           z-index: 5;
           background: var(--sb-bg);
           border-right: none;
           border-bottom: 1px solid var(--sb-border);
-          padding: 0.4rem;
-          overflow-x: auto;
-          scrollbar-width: thin;
+          padding: 0.3rem;
+          max-height: none;
+          align-self: stretch;
         }
+        /* All nine tabs on screen at once, three a row, in every language. */
         nav ul {
-          flex-direction: row;
+          display: grid;
+          grid-template-columns: repeat(3, minmax(0, 1fr));
+          gap: 0.1rem 0.2rem;
+        }
+        nav a {
+          gap: 0.3rem;
+          padding: 0.3rem 0.4rem;
+          font-size: 0.85rem;
+          white-space: normal;
+          overflow-wrap: anywhere;
+          line-height: 1.2;
+          min-height: 2.1rem;
+        }
+        nav a svg {
+          flex: none;
         }
         main {
           padding: 1rem 0.75rem;
@@ -362,7 +380,7 @@ export class SbApp extends LitElement {
   override render() {
     const signedIn = this.phase === 'signed-in';
     const current = this.currentPage();
-    return html`<a class="skip" href="#main" @click=${(e: Event) => {
+    return html`<a class="skip" href="#content" @click=${(e: Event) => {
       e.preventDefault();
       this.renderRoot.querySelector('main')?.focus();
     }}>${msg('Skip to content')}</a>
@@ -397,12 +415,13 @@ export class SbApp extends LitElement {
                     </li>`,
                   )}
                 </ul>
+                <sb-toasts docked></sb-toasts>
               </nav>`
             : nothing
         }
         <main id="main" tabindex="-1" @sb-signed-in=${this.signedIn}>${this.body()}</main>
       </div>
-      <sb-toasts></sb-toasts>`;
+      ${signedIn ? nothing : html`<sb-toasts></sb-toasts>`}`;
   }
 }
 

@@ -79,14 +79,17 @@ export class SbChannelMessages extends LitElement {
         margin: 0.35rem 0 0;
       }
       .attachment {
-        display: grid;
-        grid-template-columns: auto 1fr;
-        gap: 0.15rem 0.75rem;
         margin: 0.5rem 0 0;
         padding: 0.5rem 0.7rem;
         border: 1px dashed var(--sb-border-strong);
         border-radius: 6px;
         font-size: 0.9rem;
+      }
+      .attachment dl {
+        display: grid;
+        grid-template-columns: auto 1fr;
+        gap: 0.15rem 0.75rem;
+        margin: 0.35rem 0 0;
       }
       .attachment dt {
         color: var(--sb-muted);
@@ -97,14 +100,12 @@ export class SbChannelMessages extends LitElement {
         overflow-wrap: anywhere;
       }
       .attachment .caption {
-        grid-column: 1 / -1;
         display: flex;
         align-items: center;
         gap: 0.4rem;
         font-weight: 600;
       }
       .attachment .actions {
-        grid-column: 1 / -1;
         display: flex;
         flex-wrap: wrap;
         gap: 0.5rem;
@@ -211,8 +212,10 @@ export class SbChannelMessages extends LitElement {
     const file = message.attachment;
     if (!file) return '';
     const locale = currentLocale();
-    return html`<dl class="attachment" aria-label=${msg(str`Attachment ${file.filename}`)}>
+    // A <dl> may hold only dt/dd (or div groups of them): the caption and the actions sit beside it.
+    return html`<div class="attachment" role="group" aria-label=${msg(str`Attachment ${file.filename}`)}>
       <div class="caption">${icons.attachment}<span>${msg('Attachment')}</span></div>
+      <dl>
       <dt>${msg('File name')}</dt>
       <dd>${file.filename}</dd>
       <dt>${msg('Media type')}</dt>
@@ -228,6 +231,7 @@ export class SbChannelMessages extends LitElement {
       </dd>
       <dt>SHA-256</dt>
       <dd class="mono token">${file.sha256}</dd>
+      </dl>
       <div class="actions">
         <a
           class="button"
@@ -251,7 +255,7 @@ export class SbChannelMessages extends LitElement {
             </div>`
           : ''
       }
-    </dl>`;
+    </div>`;
   }
 
   private message(message: AdminMessage) {

@@ -283,9 +283,8 @@ export class SbChannels extends LitElement {
     return html`<a
       class="read button"
       href=${path}
-      aria-label=${msg(str`Read the messages of ${title}`)}
       @click=${(e: MouseEvent) => followLink(e, path)}
-      >${msg('Read messages')}</a
+      >${msg('Read messages')}<span class="visually-hidden"> (${title})</span></a
     >`;
   }
 

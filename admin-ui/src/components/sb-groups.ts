@@ -9,6 +9,7 @@ import { agentLabel } from '../lib/channel-filters.js';
 import { formatTime } from '../lib/format.js';
 import { followLink } from '../lib/navigate.js';
 import { pathFor } from '../lib/route.js';
+import { nameClass } from '../lib/wrap.js';
 import { type LoadFailure, renderAgentsFailure, renderFailure, renderLoading } from '../load-state.js';
 import { currentLocale } from '../localization.js';
 import { shared } from '../styles/shared.js';
@@ -44,9 +45,6 @@ export class SbGroups extends LitElement {
         margin: 0;
         padding: 0;
         list-style: none;
-      }
-      ul.people li {
-        white-space: nowrap;
       }
       .group-name {
         display: inline-flex;
@@ -141,7 +139,7 @@ export class SbGroups extends LitElement {
           href=${pathFor('channels', group.group_id)}
           aria-label=${msg(str`Read the messages of ${group.name}`)}
           @click=${(e: MouseEvent) => followLink(e, pathFor('channels', group.group_id))}
-          >${icons.group}<strong class="nobreak">${group.name}</strong></a
+          >${icons.group}<strong class=${nameClass(group.name)}>${group.name}</strong></a
         >
       </td>
       <td data-label=${msg('Owner')}>${agentLabel(group.owner_id, agents)}</td>
@@ -162,8 +160,8 @@ export class SbGroups extends LitElement {
       <td data-label=${msg('Created')}>${formatTime(group.created_at, currentLocale())}</td>
       <td>
         <div class="actions">
-          <button type="button" @click=${() => this.ownerDialog.open(group)} aria-label=${msg(str`Change the owner of ${group.name}`)}>
-            ${msg('Change owner')}
+          <button type="button" @click=${() => this.ownerDialog.open(group)}>
+            ${msg('Change owner')}<span class="visually-hidden"> (${group.name})</span>
           </button>
           <button type="button" class="danger" @click=${() => this.dissolve(group)} aria-label=${msg(str`Dissolve ${group.name}`)}>
             ${msg('Dissolve')}

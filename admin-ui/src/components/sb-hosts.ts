@@ -5,6 +5,7 @@ import { customElement, query, state } from 'lit/decorators.js';
 import { type Agent, call, type Host, listAllAgents, listAllHosts } from '../api.js';
 import { failureText } from '../failure-text.js';
 import { renderLoad } from '../load-state.js';
+import { addressText, nameText } from '../render-names.js';
 import { shared } from '../styles/shared.js';
 import { toast } from '../toast.js';
 import type { SbConfirm } from './sb-confirm.js';
@@ -87,8 +88,8 @@ export class SbHosts extends LitElement {
               <tbody>
                 ${hosts.map(
                   (host) => html`<tr data-host-id=${host.host_id}>
-                    <td data-label=${msg('Name')}><strong class="nobreak">${host.name}</strong></td>
-                    <td data-label=${msg('IP addresses')} class="mono">${host.addresses.map((a) => html`<div class="nobreak">${a}</div>`)}</td>
+                    <td data-label=${msg('Name')}><strong>${nameText(host.name)}</strong></td>
+                    <td data-label=${msg('IP addresses')} class="mono">${host.addresses.map((a) => html`<div>${addressText(a)}</div>`)}</td>
                     <td data-label=${msg('Operating system')}>${host.os}</td>
                     <td data-label=${msg('Description')}>${host.description}</td>
                     <td data-label=${msg('Agents')}>${agentCount(host.host_id)}</td>

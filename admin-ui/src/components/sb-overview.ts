@@ -4,12 +4,15 @@ import { css, html, LitElement } from 'lit';
 import { customElement } from 'lit/decorators.js';
 import { call, type ResponseOf } from '../api.js';
 import { formatCount, formatTime } from '../lib/format.js';
+import { followLink } from '../lib/navigate.js';
+import { pathFor } from '../lib/route.js';
 import { renderLoad } from '../load-state.js';
 import { currentLocale } from '../localization.js';
 import { shared } from '../styles/shared.js';
 import './sb-resource.js';
 
 type Overview = ResponseOf<'getOverview'>;
+type Fleet = ResponseOf<'getFleet'>;
 
 const REFRESH_MS = 15_000;
 
@@ -38,6 +41,17 @@ export class SbOverview extends LitElement {
         color: var(--sb-muted);
         font-size: 0.875rem;
       }
+      h3 {
+        font-size: 1rem;
+        margin: 1rem 0 0.5rem;
+      }
+      ul.fullest {
+        margin: 0;
+        padding-inline-start: 1.2rem;
+      }
+      ul.fullest li {
+        margin: 0.25rem 0;
+      }
       .count dd {
         margin: 0.2rem 0 0;
         font-size: 1.6rem;
@@ -48,6 +62,8 @@ export class SbOverview extends LitElement {
 
   /** Loads on connect; Refresh and the timer re-run it, keeping the figures on screen meanwhile. */
   private readonly task = new Task(this, { task: () => call('getOverview'), args: () => [] });
+  /** The fleet's figures (GET /admin/fleet): kept by the registry and the channel catalog. */
+  private readonly fleetTask = new Task(this, { task: () => call('getFleet'), args: () => [] });
 
   private timer: ReturnType<typeof setInterval> | undefined;
 
@@ -55,7 +71,9 @@ export class SbOverview extends LitElement {
     super.connectedCallback();
     // Resources change by the second; refresh while the page is open and visible.
     this.timer = setInterval(() => {
-      if (document.visibilityState === 'visible' && this.task.status !== TaskStatus.PENDING) void this.task.run();
+      if (document.visibilityState !== 'visible') return;
+      if (this.task.status !== TaskStatus.PENDING) void this.task.run();
+      if (this.fleetTask.status !== TaskStatus.PENDING) void this.fleetTask.run();
     }, REFRESH_MS);
   }
 
@@ -87,17 +105,70 @@ export class SbOverview extends LitElement {
     </dl>`;
   }
 
+  private figures(label: string, id: string, rows: [string, number][]) {
+    const locale = currentLocale();
+    return html`<section aria-labelledby=${id}>
+      <h3 id=${id}>${label}</h3>
+      <dl class="grid" data-testid=${id}>
+        ${rows.map(([name, value]) => html`<div class="count"><dt>${name}</dt><dd>${formatCount(value, locale)}</dd></div>`)}
+      </dl>
+    </section>`;
+  }
+
+  private fleet(f: Fleet) {
+    const locale = currentLocale();
+    const a = f.agents;
+    return html`${this.figures(msg('Agents by key state'), 'fleet-keys', [
+      [msg('Working key'), a.by_key_state.active],
+      [msg('Key revoked'), a.by_key_state.revoked],
+      [msg('No key'), a.by_key_state.none],
+    ])}
+      ${this.figures(msg('Agents by last access'), 'fleet-access', [
+        [msg('Never'), a.by_last_access.never],
+        [msg('Over a day ago'), a.by_last_access.over_a_day],
+        [msg('Over an hour ago'), a.by_last_access.over_an_hour],
+        [msg('Within the hour'), a.by_last_access.active],
+      ])}
+      <section aria-labelledby="fleet-channels">
+        <h3 id="fleet-channels">${msg('Channels nearest their limits')}</h3>
+        <ul class="fullest" data-testid="fleet-channels">
+          ${f.channels_nearest_limits.map(
+            (c) => html`<li>
+              <a
+                class="mono token"
+                href=${pathFor('channels', c.channel_id)}
+                @click=${(e: MouseEvent) => followLink(e, pathFor('channels', c.channel_id))}
+                >${c.channel_id}</a
+              >
+              <span class="muted">
+                ${msg(str`${formatCount(c.message_count, locale)} of ${formatCount(f.limits.max_messages_per_channel, locale)} messages`)},
+                ${msg(str`${formatCount(c.file_count, locale)} of ${formatCount(f.limits.max_files_per_channel, locale)} files`)}
+              </span>
+            </li>`,
+          )}
+        </ul>
+      </section>`;
+  }
+
   override render() {
     return html`<div class="toolbar">
         <h1>${msg('Overview')}</h1>
-        <button type="button" @click=${() => this.task.run()} ?disabled=${this.task.status === TaskStatus.PENDING}>
+        <button type="button" @click=${() => Promise.all([this.task.run(), this.fleetTask.run()])} ?disabled=${this.task.status === TaskStatus.PENDING}>
           ${msg('Refresh')}
         </button>
       </div>
       ${renderLoad(
         this.task,
         () => msg('The overview could not be loaded.'),
-        (o) => html`<section aria-labelledby="counts">
+        (o) => html`<section aria-labelledby="fleet">
+            <h2 id="fleet">${msg('Fleet')}</h2>
+            ${renderLoad(
+              this.fleetTask,
+              () => msg('The fleet figures could not be loaded.'),
+              (f) => this.fleet(f),
+            )}
+          </section>
+          <section aria-labelledby="counts">
             <h2 id="counts">${msg('Counts')}</h2>
             ${this.countCards(o)}
           </section>

@@ -32,6 +32,18 @@ export class SbToasts extends LitElement {
         gap: 0.5rem;
         max-width: min(28rem, calc(100vw - 2rem));
       }
+      /*
+       * Signed in, the toasts sit in the navigation column under the links (on a phone under the
+       * tabs), in the flow: they never cover a control of the page.
+       */
+      :host([docked]) {
+        position: static;
+        max-width: none;
+        margin-top: 0.5rem;
+      }
+      :host([docked]:empty) {
+        margin: 0;
+      }
       .toast {
         display: flex;
         align-items: center;
@@ -86,12 +98,17 @@ export class SbToasts extends LitElement {
     const pause = (paused: boolean) => () => {
       this.paused = paused;
     };
+    // Only a mouse pauses by hovering: a tap sends pointerenter with no pointerleave, which would
+    // keep a toast on a phone for good.
+    const hover = (paused: boolean) => (event: PointerEvent) => {
+      if (event.pointerType === 'mouse') this.paused = paused;
+    };
     return html`<div
       role="status"
       aria-live="polite"
       aria-label=${msg('Notifications')}
-      @mouseenter=${pause(true)}
-      @mouseleave=${pause(false)}
+      @pointerenter=${hover(true)}
+      @pointerleave=${hover(false)}
       @focusin=${pause(true)}
       @focusout=${pause(false)}
     >

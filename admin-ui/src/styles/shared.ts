@@ -151,6 +151,10 @@ export const shared = css`
   .token {
     overflow-wrap: anywhere;
   }
+  /* An IPv6 address: broken only at the <wbr> after each colon (render-names.ts). */
+  .ip6 {
+    overflow-wrap: normal;
+  }
   .visually-hidden {
     position: absolute;
     width: 1px;
@@ -165,6 +169,13 @@ export const shared = css`
     background: var(--sb-surface);
     border: 1px solid var(--sb-border);
     border-radius: 8px;
+  }
+  /* A cell's, heading's or figure's text may break anywhere rather than push the page sideways (lib/wrap.ts). */
+  h1,
+  h2,
+  dd,
+  td {
+    overflow-wrap: anywhere;
   }
   th,
   td {

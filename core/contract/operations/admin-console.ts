@@ -66,6 +66,65 @@ export const getOverview = defineOperation({
   mcp: false,
 });
 
+/**
+ * The fleet view: figures kept where the writes already go (the registry's agents table, the
+ * channel catalog), so a page view asks neither any agent's nor any channel's object.
+ */
+export const FleetChannel = z
+  .object({
+    channel_id: ChannelId,
+    kind: ChannelKind,
+    message_count: z.number().int().nonnegative(),
+    file_count: z.number().int().nonnegative(),
+    last_message_at: NullableTimestamp,
+  })
+  .openapi('FleetChannel');
+
+export const Fleet = z
+  .object({
+    agents: z.object({
+      total: z.number().int().nonnegative(),
+      enabled: z.number().int().nonnegative(),
+      disabled: z.number().int().nonnegative(),
+      by_key_state: z.object({
+        active: z.number().int().nonnegative(),
+        revoked: z.number().int().nonnegative(),
+        none: z.number().int().nonnegative(),
+      }),
+      by_last_access: z.object({
+        never: z.number().int().nonnegative(),
+        over_a_day: z.number().int().nonnegative(),
+        over_an_hour: z.number().int().nonnegative(),
+        active: z.number().int().nonnegative(),
+      }),
+    }),
+    limits: z.object({
+      max_messages_per_channel: z.number().int().positive(),
+      max_files_per_channel: z.number().int().positive(),
+    }),
+    /** The channels with the most retained messages, then files: the ones nearest the limits. */
+    channels_nearest_limits: z.array(FleetChannel),
+    generated_at: Timestamp,
+  })
+  .openapi('Fleet');
+
+export const getFleet = defineOperation({
+  id: 'getFleet',
+  method: 'get',
+  path: '/admin/fleet',
+  role: 'admin',
+  summary: 'Fleet figures: agents by key state and last access, channels nearest their limits',
+  description:
+    'Agents are counted by one query over the registry (last access: never, over a day ago, over an hour ago, ' +
+    'within the hour). Channels come from the channel catalog, as each channel last reported its figures ' +
+    '(within about 30 s of a change); no agent or channel object is asked.',
+  tags,
+  response: Fleet,
+  errors: ADMIN_ERRORS,
+  cli: { command: 'admin fleet' },
+  mcp: false,
+});
+
 // Channels (REQ-54, REQ-58, REQ-59): administrators read retained content, never read state.
 
 const AgentIdList = z

@@ -102,6 +102,7 @@ export const ROUTES: Record<OperationId, RouteEntry> = {
   updateSettings: { sample: () => ({ body: { max_recipients: 3 } }) },
   getCleanup: { sample: () => ({}) },
   getOverview: { sample: () => ({}) },
+  getFleet: { sample: () => ({}) },
   listAdminChannels: { sample: () => ({}) },
   listAdminChannelMessages: { sample: (w) => ({ params: { channel_id: w.dmId } }) },
   downloadAdminChannelFile: { sample: (w) => ({ params: { channel_id: w.dmId, file_id: w.fileId } }) },
