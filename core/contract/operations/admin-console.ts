@@ -70,7 +70,8 @@ export const getOverview = defineOperation({
  * The fleet view: figures kept where the writes already go (the registry's agents table, the
  * channel catalog), so a page view asks neither any agent's nor any channel's object.
  */
-export const FleetChannel = z
+/** Only a part of Fleet: the channel list's own model is AdminChannelSummary. */
+const FleetChannel = z
   .object({
     channel_id: ChannelId,
     kind: ChannelKind,

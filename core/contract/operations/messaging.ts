@@ -58,12 +58,12 @@ export const SendDirectBody = z
           'At most max_recipients distinct IDs (too_many_recipients).',
       }),
     body: z.string().openapi({
-      // The check itself is empty_message (a multipart send may carry a file and no text), so the
+      // The check itself is empty_message (a send with a file may carry no text), so the
       // minimum is stated for documents without being a schema rule of the JSON body.
       minLength: 1,
       description:
         'The message text, sent exactly as given (never trimmed or normalized). Limit: max_body_code_points Unicode code points. ' +
-        'Empty only with a file (multipart); otherwise empty_message.',
+        'Empty only when a file is attached; otherwise empty_message.',
     }),
     reply_to: ReplyTo,
   })
