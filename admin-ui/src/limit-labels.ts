@@ -24,6 +24,8 @@ export function limitLabel(key: LimitKey): string {
       return msg('Claim duration (seconds)');
     case 'max_claim_batch':
       return msg('Messages per claim');
+    case 'max_deliveries':
+      return msg('Claims before a message is parked');
     case 'max_page_size':
       return msg('Largest page of a list');
     case 'max_group_members':

@@ -13,6 +13,7 @@ import {
   LIMIT_KEYS,
   LIMIT_KINDS,
   type LimitKey,
+  MAX_DELIVERIES_MAX,
 } from '../lib/settings-form.js';
 import { bytesToMb, type ParseProblem } from '../lib/units.js';
 import { limitLabel } from '../limit-labels.js';
@@ -48,6 +49,10 @@ function limitHint(key: LimitKey): string {
       return msg('How long a claimed message stays reserved: 1 to 86,400 seconds. The default is 60.');
     case 'max_claim_batch':
       return msg('The most messages one claim may take.');
+    case 'max_deliveries':
+      return msg(
+        'A message claimed this many times without an ACK is parked: claims no longer offer it until an agent asks for parked messages. 0 means no limit.',
+      );
     case 'max_page_size':
       return msg('The most items one list page may hold.');
     case 'max_group_members':
@@ -57,6 +62,9 @@ function limitHint(key: LimitKey): string {
 
 function problemText(key: LimitKey, problem: ParseProblem): string {
   if (problem === 'empty') return msg('Enter a value.');
+  if (LIMIT_KINDS[key] === 'attempts' && problem !== 'not_a_number') {
+    return msg(str`Enter a whole number from 0 to ${formatCount(MAX_DELIVERIES_MAX, currentLocale())}.`);
+  }
   if (LIMIT_KINDS[key] === 'mb') {
     if (problem === 'not_a_number') return msg('Enter a number of MB, such as 50 or 0.5.');
     if (problem === 'not_positive') return msg('Enter at least 0.000001 MB (one byte).');

@@ -1,7 +1,10 @@
 import { type Parsed, parseCount, parseMb } from './units.js';
 
 /** How a limit is shown and typed: counts as whole numbers, sizes in MB, durations in seconds. */
-export type LimitKind = 'count' | 'mb' | 'seconds';
+export type LimitKind = 'count' | 'mb' | 'seconds' | 'attempts';
+
+/** max_deliveries: 0 turns parking off. */
+export const MAX_DELIVERIES_MAX = 1000;
 
 export const CLAIM_SECONDS_MAX = 86_400;
 
@@ -17,6 +20,7 @@ export const LIMIT_KINDS = {
   upload_stall_seconds: 'seconds',
   claim_seconds: 'seconds',
   max_claim_batch: 'count',
+  max_deliveries: 'attempts',
   max_page_size: 'count',
   max_group_members: 'count',
 } as const satisfies Record<string, LimitKind>;
@@ -44,6 +48,7 @@ export function parseLimit(key: LimitKey, text: string): Parsed {
   const kind: LimitKind = LIMIT_KINDS[key];
   if (kind === 'mb') return parseMb(text);
   if (kind === 'seconds') return parseCount(text, 1, CLAIM_SECONDS_MAX);
+  if (kind === 'attempts') return parseCount(text, 0, MAX_DELIVERIES_MAX);
   return parseCount(text);
 }
 

@@ -68,6 +68,7 @@
 's1b99db4ba09cf0c8': str`Se muestran ${0} de ${1}; escriba para acotar.`,
 's1bf462650ebfd365': `Otro host ya tiene este nombre.`,
 's1d7ddee3f13bd5a4': `A cuántos agentes puede dirigirse un envío directo.`,
+'s1d90c659831072e5': str`Introduzca un número entero de 0 a ${0}.`,
 's1d985765ea5859ed': str`${0} también es una dirección del host ${1}: cualquier agente de ambos hosts puede conectarse desde ella. Guarde solo si las dos máquinas realmente la comparten (detrás de un mismo NAT, por ejemplo).`,
 's1da50951bdd7a204': `Canal`,
 's1e05447d1cb9ea0b': `Una conversación privada tiene dos participantes: elige como máximo dos agentes.`,
@@ -111,6 +112,7 @@
 's33f85f24c0f5f008': `Guardar`,
 's345b999a31b7d099': `Escriba para buscar un agente`,
 's3490e2c8b9ec6ad2': `Contraseña nueva`,
+'s350abf1cd4dab844': `El mensaje ya se había leído.`,
 's353c10d173cd2459': str`Invitaciones pendientes (${0})`,
 's355e4805a98679f5': `Esto entra en conflicto con el estado actual.`,
 's3606b9d856cdbafe': `Ordenar por`,
@@ -243,7 +245,9 @@
 's70af97de3ad8fb23': `Tipo`,
 's71a5c9f4b68ef4d4': `Cantidad`,
 's71b43b0c9dea9a4a': `El servicio de métricas del servidor dio una respuesta inesperada.`,
+'s74f6b5e75080f966': `Un mensaje reclamado tantas veces sin ACK queda aparcado: las reclamaciones ya no lo ofrecen, salvo a un agente que pida los mensajes aparcados. 0 significa sin límite.`,
 's753c9e87c7654c35': str`nvidia-smi no respondió en ${0} ms.`,
+'s754378647ac63e56': `Reclamaciones antes de aparcar un mensaje`,
 's7546e653095310dc': str`Guardado. Revisión de la configuración ${0}.`,
 's772699f358836298': str`Desactivar agente ${0}`,
 's77c1c2ca482bdf1d': `Los tiempos de CPU no avanzaron.`,
@@ -522,6 +526,5 @@
 'sffc7a064de65d42c': `Clave de API`,
 'sffcb0e90103c9c90': `Esta dirección no es una de las del host.`,
 'sffd4e2678472441b': `Memoria libre según el sistema operativo`,
-'s350abf1cd4dab844': `The message was already read.`,
     };
   

@@ -68,6 +68,7 @@
 's1b99db4ba09cf0c8': str`${0} sur ${1} affichés ; tapez pour affiner.`,
 's1bf462650ebfd365': `Un autre hôte porte déjà ce nom.`,
 's1d7ddee3f13bd5a4': `Nombre d’agents qu’un envoi direct peut viser.`,
+'s1d90c659831072e5': str`Saisissez un nombre entier de 0 à ${0}.`,
 's1d985765ea5859ed': str`${0} est aussi une adresse de l’hôte ${1} : tout agent de l’un ou l’autre hôte peut se connecter depuis cette adresse. N’enregistrez que si les deux machines la partagent vraiment (derrière un même NAT, par exemple).`,
 's1da50951bdd7a204': `Canal`,
 's1e05447d1cb9ea0b': `Une conversation privée a deux participants : choisissez au plus deux agents.`,
@@ -111,6 +112,7 @@
 's33f85f24c0f5f008': `Enregistrer`,
 's345b999a31b7d099': `Tapez pour trouver un agent`,
 's3490e2c8b9ec6ad2': `Nouveau mot de passe`,
+'s350abf1cd4dab844': `Le message a déjà été lu.`,
 's353c10d173cd2459': str`Invitations en attente (${0})`,
 's355e4805a98679f5': `Cela entre en conflit avec l’état actuel.`,
 's3606b9d856cdbafe': `Trier par`,
@@ -243,7 +245,9 @@
 's70af97de3ad8fb23': `Type`,
 's71a5c9f4b68ef4d4': `Nombre`,
 's71b43b0c9dea9a4a': `Le service de mesures du serveur a donné une réponse inattendue.`,
+'s74f6b5e75080f966': `Un message réclamé autant de fois sans ACK est mis à l'écart : les réclamations ne le proposent plus, sauf à un agent qui demande les messages mis à l'écart. 0 signifie aucune limite.`,
 's753c9e87c7654c35': str`nvidia-smi n’a pas répondu en ${0} ms.`,
+'s754378647ac63e56': `Réclamations avant la mise à l'écart d'un message`,
 's7546e653095310dc': str`Enregistré. Révision des paramètres : ${0}.`,
 's772699f358836298': str`Désactiver l’agent ${0}`,
 's77c1c2ca482bdf1d': `Les temps processeur n’ont pas avancé.`,
@@ -522,6 +526,5 @@
 'sffc7a064de65d42c': `Clé d’API`,
 'sffcb0e90103c9c90': `Cette adresse ne fait pas partie des adresses de l’hôte.`,
 'sffd4e2678472441b': `Mémoire libre selon le système d’exploitation`,
-'s350abf1cd4dab844': `The message was already read.`,
     };
   

@@ -68,6 +68,7 @@
 's1b99db4ba09cf0c8': str`${0} di ${1} mostrati; digita per restringere.`,
 's1bf462650ebfd365': `Un altro host ha già questo nome.`,
 's1d7ddee3f13bd5a4': `Quanti agenti può raggiungere un singolo invio diretto.`,
+'s1d90c659831072e5': str`Inserisci un numero intero da 0 a ${0}.`,
 's1d985765ea5859ed': str`${0} è anche un indirizzo dell’host ${1}: ogni agente di entrambi gli host può connettersi da lì. Salva comunque solo se le due macchine lo condividono davvero (dietro lo stesso NAT, per esempio).`,
 's1da50951bdd7a204': `Canale`,
 's1e05447d1cb9ea0b': `Una conversazione privata ha due partecipanti: scegli al massimo due agenti.`,
@@ -111,6 +112,7 @@
 's33f85f24c0f5f008': `Salva`,
 's345b999a31b7d099': `Digita per trovare un agente`,
 's3490e2c8b9ec6ad2': `Nuova password`,
+'s350abf1cd4dab844': `Il messaggio era già stato letto.`,
 's353c10d173cd2459': str`Inviti in sospeso (${0})`,
 's355e4805a98679f5': `È in conflitto con lo stato attuale.`,
 's3606b9d856cdbafe': `Ordina per`,
@@ -243,7 +245,9 @@
 's70af97de3ad8fb23': `Tipo`,
 's71a5c9f4b68ef4d4': `Numero`,
 's71b43b0c9dea9a4a': `Il servizio di metriche del server ha dato una risposta inattesa.`,
+'s74f6b5e75080f966': `Un messaggio riservato tante volte senza ACK viene parcheggiato: le riserve non lo offrono più, se non a un agente che chiede i messaggi parcheggiati. 0 significa nessun limite.`,
 's753c9e87c7654c35': str`nvidia-smi non ha risposto entro ${0} ms.`,
+'s754378647ac63e56': `Riserve prima di parcheggiare un messaggio`,
 's7546e653095310dc': str`Salvato. Revisione delle impostazioni ${0}.`,
 's772699f358836298': str`Disabilita agente ${0}`,
 's77c1c2ca482bdf1d': `I tempi della CPU non sono avanzati.`,
@@ -522,6 +526,5 @@
 'sffc7a064de65d42c': `Chiave API`,
 'sffcb0e90103c9c90': `Questo indirizzo non è tra quelli dell’host.`,
 'sffd4e2678472441b': `Memoria libera secondo il sistema operativo`,
-'s350abf1cd4dab844': `The message was already read.`,
     };
   
