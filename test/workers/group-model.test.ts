@@ -202,6 +202,8 @@ class Model {
       unread: unread.length,
       claimable: unread.length - leased,
       leased,
+      // max_deliveries stays 0 (no limit) in this model, so nothing is ever parked.
+      parked: 0,
       oldest_unread_at: unread.length ? Math.min(...unread.map((m) => m.created)) : null,
     };
   }

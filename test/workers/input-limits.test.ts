@@ -7,7 +7,7 @@ import { multipartBody } from './multipart-body.js';
 
 const nestedArray = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;
 const nestedObject = (depth: number) => `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
-const manyIds = (n: number) => Array.from({ length: n }, (_, i) => `x${i}`);
+const manyIds = (n: number) => Array.from({ length: n }, (_, i) => `agt_x${i}`);
 
 describe('deeply nested JSON', () => {
   it('answers 400 validation_failed, never a 500, and stores nothing', async () => {

@@ -160,7 +160,7 @@ describe('threads in private channels', () => {
     expect(thread.body.messages.map((m: any) => m.body)).toEqual(['late answer', 'reply to the purged answer']);
   });
 
-  it('deduplicates on content alone: the answer names the retained message and its thread', async () => {
+  it('deduplicates a reply only when it answers the same message: the answer names the retained one', async () => {
     const { agents } = await world(2);
     const [a, b] = agents as [TestAgent, TestAgent];
     const x = await sendOne(a, b, 'question x');
@@ -169,16 +169,14 @@ describe('threads in private channels', () => {
     const retry = (await reply(b, [a], 'ok', x.message_id)).body.results[0];
     expect(retry).toEqual({ ...first, status: 'duplicate', reply_to_purged: undefined });
     expect(retry).not.toHaveProperty('reply_to_purged');
-    // reply_to is not content (api-v1's comparison fields): "ok" to y is still a duplicate, and the
-    // answer shows that the retained message answers x.
+    // Which message a reply answers is a detail of the request (api-v1's third release): "ok" to
+    // y is a new message in y's thread, and the same "ok" to y again is its duplicate.
     const toY = (await reply(b, [a], 'ok', y.message_id)).body.results[0];
-    expect(toY).toMatchObject({
-      status: 'duplicate',
-      message_id: first.message_id,
-      reply_to: x.message_id,
-      thread_id: x.message_id,
-    });
-    expect((await inbox(a)).body.unread).toBe(1);
+    expect(toY).toMatchObject({ status: 'sent', reply_to: y.message_id, thread_id: y.message_id });
+    expect(toY.message_id).not.toBe(first.message_id);
+    const toYAgain = (await reply(b, [a], 'ok', y.message_id)).body.results[0];
+    expect(toYAgain).toMatchObject({ status: 'duplicate', message_id: toY.message_id });
+    expect((await inbox(a)).body.unread).toBe(2);
   });
 
   it('takes reply_to in multipart metadata; a refused one stores no file', async () => {
