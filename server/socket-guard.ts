@@ -44,7 +44,8 @@ export interface SocketLimits {
 export const DEFAULT_SOCKET_LIMITS: SocketLimits = {
   headerTimeoutMs: 15_000,
   idleTimeoutMs: 15_000,
-  bodyWindowMs: 10_000,
+  // Looser than the worker's own upload stall rule (upload_stall_seconds), which answers first with its limit.
+  bodyWindowMs: 30_000,
   bodyMinBytes: 4096,
   maxConnections: 4096,
   maxConnectionsPerAddress: 1024,

@@ -308,9 +308,18 @@ describe('the fleet view', () => {
     await expect
       .poll(
         async () =>
-          (await api(server, 'GET', '/admin/fleet', { cookie })).body.channels_nearest_limits[0]?.message_count,
+          Math.max(
+            ...(
+              (await api(server, 'GET', '/admin/fleet', { cookie })).body.channels_nearest_limits as {
+                message_count: number;
+              }[]
+            ).map((channel) => channel.message_count),
+          ),
+        // The channel catalog hears of each send after the send's answer.
+        { timeout: 15_000 },
       )
-      .toBe(1);
+      // The seed's channels have one or two messages (other tests of this file add to them).
+      .toBeGreaterThan(0);
     const context = await openContext('en', WIDTHS[0]);
     const page = await openPage(context);
     await visit(page, '/');

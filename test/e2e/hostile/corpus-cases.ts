@@ -1457,25 +1457,25 @@ export const CORPUS: readonly HostileCase[] = [
     name: 'TRACE on an API route',
     category: 'methods',
     send: (ctx) => api(ctx.server, 'TRACE', '/me', { key: ctx.a.key }),
-    // No route has this method and path: not_found, as for any unknown route.
-    status: 404,
-    code: 'not_found',
+    // The path is known, the method is not: method_not_allowed, with Allow naming the methods.
+    status: 405,
+    code: 'method_not_allowed',
   },
   {
     name: 'PUT on a route that has only GET',
     category: 'methods',
     send: (ctx) => api(ctx.server, 'PUT', '/me', { key: ctx.a.key, body: {} }),
-    // No route has this method and path: not_found, as for any unknown route.
-    status: 404,
-    code: 'not_found',
+    // The path is known, the method is not: method_not_allowed, with Allow naming the methods.
+    status: 405,
+    code: 'method_not_allowed',
   },
   {
     name: 'DELETE on the inbox',
     category: 'methods',
     send: (ctx) => api(ctx.server, 'DELETE', '/inbox', { key: ctx.a.key }),
-    // No route has this method and path: not_found, as for any unknown route.
-    status: 404,
-    code: 'not_found',
+    // The path is known, the method is not: method_not_allowed, with Allow naming the methods.
+    status: 405,
+    code: 'method_not_allowed',
   },
   {
     name: 'X-HTTP-Method-Override: DELETE on a POST',
@@ -1486,9 +1486,9 @@ export const CORPUS: readonly HostileCase[] = [
         body: {},
         headers: { 'x-http-method-override': 'DELETE' },
       }),
-    // No route has this method and path: not_found, as for any unknown route.
-    status: 404,
-    code: 'not_found',
+    // The path is known, the method is not: method_not_allowed, with Allow naming the methods.
+    status: 405,
+    code: 'method_not_allowed',
   },
   {
     name: 'a lower-case method',
