@@ -292,19 +292,32 @@ describe('toasts, tabs and lists on a phone', () => {
 describe('the fleet view', () => {
   it('counts agents by key state and last access and lists the fullest channels, on the overview', async () => {
     // Cross-checked with the agent list, agent by agent.
-    const list = (await api(server, 'GET', '/admin/agents?limit=100', { cookie })).body.agents as {
-      last_access_at: string | null;
-    }[];
-    const seen = list.filter((a) => a.last_access_at !== null).length;
-    expect(seen).toBeGreaterThan(0);
-    const fleet = (await api(server, 'GET', '/admin/fleet', { cookie })).body;
-    expect(fleet.agents).toMatchObject({
-      total: 50,
-      enabled: 50,
-      disabled: 0,
-      by_key_state: { active: 50, revoked: 0, none: 0 },
-      by_last_access: { never: 50 - seen, over_a_day: 0, over_an_hour: 0, active: seen },
-    });
+    // Last access is written after each answer: read the list and the fleet until they agree.
+    let seen = 0;
+    await expect
+      .poll(
+        async () => {
+          const list = (await api(server, 'GET', '/admin/agents?limit=100', { cookie })).body.agents as {
+            last_access_at: string | null;
+          }[];
+          seen = list.filter((a) => a.last_access_at !== null).length;
+          const fleet = (await api(server, 'GET', '/admin/fleet', { cookie })).body;
+          return (
+            seen > 0 &&
+            JSON.stringify(fleet.agents) ===
+              JSON.stringify({
+                ...fleet.agents,
+                total: 50,
+                enabled: 50,
+                disabled: 0,
+                by_key_state: { active: 50, revoked: 0, none: 0 },
+                by_last_access: { never: 50 - seen, over_a_day: 0, over_an_hour: 0, active: seen },
+              })
+          );
+        },
+        { timeout: 15_000 },
+      )
+      .toBe(true);
     await expect
       .poll(
         async () =>
