@@ -340,7 +340,9 @@ describe('the fleet view', () => {
     await expect
       .poll(() => access.textContent())
       .toMatch(new RegExp(`Never\\s*${50 - seen}.*Within the hour\\s*${seen}`, 's'));
-    expect(await page.getByTestId('fleet-channels').textContent()).toMatch(/[12] of 1,000 messages,\s*[01] of [\d,]+ files/);
+    expect(await page.getByTestId('fleet-channels').textContent()).toMatch(
+      /[12] of 1,000 messages,\s*[01] of [\d,]+ files/,
+    );
     await context.close();
   }, 120_000);
 });
