@@ -20,6 +20,7 @@ import {
   type WorkerOptions,
 } from 'miniflare';
 import type { Resources } from '../core/contract/models.js';
+import { SINGLETON_NAMES } from '../core/domain/object-names.js';
 import { type Diagnostics, diagnosticsMiniflareOptions } from './diagnostics.js';
 import { FORWARDED_PROTO_HEADER } from './front-headers.js';
 import { childPids, guardAgainstOrphans } from './orphan-guard.js';
@@ -181,11 +182,11 @@ export async function startWorkerRuntime(options: WorkerRuntimeOptions): Promise
     directUrl,
     async registry() {
       const namespace = await mf.getDurableObjectNamespace('REGISTRY');
-      return namespace.get(namespace.idFromName('registry')) as unknown as RegistryRpc;
+      return namespace.get(namespace.idFromName(SINGLETON_NAMES.registry)) as unknown as RegistryRpc;
     },
     async retention() {
       const namespace = await mf.getDurableObjectNamespace('RETENTION');
-      return namespace.get(namespace.idFromName('retention')) as unknown as RetentionRpc;
+      return namespace.get(namespace.idFromName(SINGLETON_NAMES.retention)) as unknown as RetentionRpc;
     },
     async dispose() {
       await mf.dispose();

@@ -6,8 +6,7 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { createMiddleware } from 'hono/factory';
 import { ApiError } from '../core/contract/errors.js';
-import { registry } from '../core/lib/settings-cache.js';
-import { retention } from '../core/stubs.js';
+import { registry, retention } from '../core/stubs.js';
 import type { AppEnv } from './handlers/types.js';
 import { countRequest, renderMetrics } from './metrics.js';
 

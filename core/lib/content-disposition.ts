@@ -8,7 +8,7 @@
  * format characters (so no CR/LF header injection, no right-to-left override), no path
  * separators, and an RFC 6266 header with an ASCII fallback plus the RFC 8187 UTF-8 form.
  *
- * Not the `content-disposition` npm package (2.0.1, evaluated for issue 11): its `create` writes
+ * Not the `content-disposition` npm package (2.0.1, evaluated): its `create` writes
  * `?` fallbacks and backslash-escaped quotes, not these safe headers, and its `parse` is graceful
  * by design (the first of two `name` parameters wins, an unterminated quote or an undecodable
  * `filename*` is silently dropped), where an upload must be refused with a structured error. A

@@ -3,7 +3,7 @@
  * no zone IDs. Every address is stored and compared in one canonical text form (RFC 5952 for
  * IPv6), and an IPv4-mapped IPv6 address (`::ffff:a.b.c.d`) is the IPv4 address it carries.
  *
- * Hand-written rather than `ipaddr.js` (2.5.0, evaluated for issue 11; it would run in workerd,
+ * Hand-written rather than `ipaddr.js` (2.5.0, evaluated; it would run in workerd,
  * the CLI and the launcher, being plain JavaScript). Compared on the same inputs
  * (test/node/ip.test.ts), it reads `::1.2.3.4` as `::ffff:1.2.3.4`, folding a distinct IPv6
  * address onto an IPv4 host of the allowlist, and accepts leading zeros and hex inside an

@@ -1,5 +1,6 @@
 import type { Limits } from '../contract/models.js';
 import type { Env } from '../env.js';
+import { registry } from '../stubs.js';
 
 export interface SettingsSnapshot {
   limits: Limits;
@@ -13,10 +14,6 @@ export interface SettingsSnapshot {
  */
 const TTL_MS = 2_000;
 let cached: { value: SettingsSnapshot; at: number } | null = null;
-
-export function registry(env: Env) {
-  return env.REGISTRY.get(env.REGISTRY.idFromName('registry'));
-}
 
 /**
  * Only the value is shared between requests, never an in-flight promise: workerd ties a promise

@@ -5,6 +5,7 @@ import type { AuthedAgent } from '../../core/domain/principals.js';
 import type { Env } from '../../core/env.js';
 import { digestsEqual } from '../../core/lib/crypto.js';
 import type { RejectionView } from '../../core/rpc.js';
+import { registry } from '../../core/stubs.js';
 import migrations from '../../migrations/agent/migrations.js';
 import { AlarmScheduler } from '../shared/alarm-scheduler.js';
 import { openDatabase } from '../shared/database.js';
@@ -273,9 +274,8 @@ export class AgentDO extends DurableObject<Env> {
     const at = this.lastAccessMs;
     const address = this.lastAccessIp;
     this.lastFlushedMs = Date.now();
-    const registry = this.env.REGISTRY.get(this.env.REGISTRY.idFromName('registry'));
     try {
-      await registry.recordAccess(this.account.agentId, new Date(at).toISOString(), address);
+      await registry(this.env).recordAccess(this.account.agentId, new Date(at).toISOString(), address);
       this.flushedAccessMs = Math.max(this.flushedAccessMs, at);
     } catch {
       this.lastFlushedMs = 0; // try again on the next request

@@ -9,8 +9,9 @@ import type { SearchBudget } from '../../core/domain/search.js';
 import { replyNotFound } from '../../core/domain/threads.js';
 import type { Env } from '../../core/env.js';
 import { randomToken, sha256Hex } from '../../core/lib/crypto.js';
-import { registry } from '../../core/lib/settings-cache.js';
+
 import type { ChannelSearchPage } from '../../core/rpc.js';
+import { agentObject, groupCatalog, registry } from '../../core/stubs.js';
 import migrations from '../../migrations/channel/migrations.js';
 import type { RetentionLimits } from '../retention/cleanup-runs.js';
 import { AlarmScheduler } from '../shared/alarm-scheduler.js';
@@ -552,7 +553,7 @@ export class ChannelDO extends DurableObject<Env> {
     const snapshot = this.groups.catalogSnapshot();
     if (!snapshot) return true;
     const ok = await deliverPending([snapshot], {
-      deliver: (s) => this.env.GROUPS.get(this.env.GROUPS.idFromName('groups')).record(s),
+      deliver: (s) => groupCatalog(this.env).record(s),
       delivered: (s) => this.groups.catalogDelivered(s.version),
       failed: (s, error) => console.error('group catalog update failed', s.group_id, error),
     });
@@ -577,7 +578,7 @@ export class ChannelDO extends DurableObject<Env> {
       items = now;
     }
     const ok = await deliverPending(items, {
-      deliver: (item) => this.env.AGENT.get(this.env.AGENT.idFromName(item.agentId)).noteChannels([item.note]),
+      deliver: (item) => agentObject(this.env, item.agentId).noteChannels([item.note]),
       delivered: (item) => {
         // Remembered only: the row is deleted by the next write that happens anyway, not by a
         // commit of its own.

@@ -16,6 +16,7 @@
 import { eq } from 'drizzle-orm';
 import { ApiError } from '../../core/contract/errors.js';
 import type { Env } from '../../core/env.js';
+import { agentObject, channelObject } from '../../core/stubs.js';
 import type { openDatabase } from '../shared/database.js';
 import * as schema from './schema.js';
 
@@ -23,11 +24,9 @@ type Db = ReturnType<typeof openDatabase<typeof schema>>;
 
 /** The active groups `agentId` owns, asked of the groups themselves (the catalog may lag). */
 export async function ownedGroups(env: Env, agentId: string): Promise<string[]> {
-  const memberships = await env.AGENT.get(env.AGENT.idFromName(agentId)).groupMemberships();
+  const memberships = await agentObject(env, agentId).groupMemberships();
   const active = memberships.filter((m) => m.state === 'active').map((m) => m.group_id);
-  const views = await Promise.all(
-    active.map((groupId) => env.CHANNEL.get(env.CHANNEL.idFromName(groupId)).groupView(agentId)),
-  );
+  const views = await Promise.all(active.map((groupId) => channelObject(env, groupId).groupView(agentId)));
   return active.filter((_, i) => views[i]?.relation === 'owner');
 }
 
@@ -60,12 +59,8 @@ export async function drainDeletions(db: Db, env: Env): Promise<boolean> {
   let ok = true;
   for (const item of pending) {
     try {
-      const channels = await env.AGENT.get(env.AGENT.idFromName(item.agentId)).retire(item.agentId);
-      await Promise.all(
-        channels.map((channelId) =>
-          env.CHANNEL.get(env.CHANNEL.idFromName(channelId)).removeDeletedAgent(item.agentId),
-        ),
-      );
+      const channels = await agentObject(env, item.agentId).retire(item.agentId);
+      await Promise.all(channels.map((channelId) => channelObject(env, channelId).removeDeletedAgent(item.agentId)));
       db.delete(schema.agentDeletions).where(eq(schema.agentDeletions.agentId, item.agentId)).run();
     } catch (error) {
       ok = false;

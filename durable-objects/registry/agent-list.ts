@@ -1,6 +1,6 @@
 /**
  * The administrators' agent list: search, sort and keyset paging over hundreds or thousands of
- * agents (issue 14). Every sort ends with (name, agent_id), so positions are unique and a page
+ * agents. Every sort ends with (name, agent_id), so positions are unique and a page
  * never repeats or skips a row; one direction applies to the whole key, so the position after
  * which the next page starts is a single SQLite row-value comparison.
  */

@@ -8,6 +8,7 @@
  */
 import { eq, sql } from 'drizzle-orm';
 import type { Env } from '../../core/env.js';
+import { agentObject } from '../../core/stubs.js';
 import type { AccountSnapshot } from '../agent/agent-do.js';
 import { deliverPending } from '../shared/outbox.js';
 import type { RegistryDb, RegistryTx } from './database.js';
@@ -45,7 +46,7 @@ export class AgentSyncOutbox {
         // The agent is gone: nothing to push, the row goes.
         if (!snapshot) return;
         item.version = snapshot.version;
-        await this.env.AGENT.get(this.env.AGENT.idFromName(item.agentId)).sync(snapshot);
+        await agentObject(this.env, item.agentId).sync(snapshot);
       },
       delivered: (item) => {
         // A change made while the push was in flight keeps its outbox row for the next drain.

@@ -9,6 +9,7 @@
  */
 import type { Limits } from '../../core/contract/models.js';
 import type { Env } from '../../core/env.js';
+import { channelObject, registry } from '../../core/stubs.js';
 import type { DeletionQueue, DeletionStats } from '../shared/deletion-jobs.js';
 import { backoffMs, STORAGE_RETRY } from '../shared/outbox.js';
 import type { ChannelCatalog } from './catalog.js';
@@ -79,7 +80,7 @@ export class CleanupRuns {
   async checkSettings(now: number): Promise<void> {
     const state = cleanupStateRow(this.db);
     if (state.checkSettingsAt === null || state.checkSettingsAt > now) return;
-    const { revision } = await this.env.REGISTRY.get(this.env.REGISTRY.idFromName('registry')).getSettings();
+    const { revision } = await registry(this.env).getSettings();
     // Which limits changed is unknown here; a run with the current limits is always correct.
     this.noteRevision(revision, revision > state.seenRevision);
   }
@@ -128,9 +129,9 @@ export class CleanupRuns {
     const results: { n: number; channelId: string; stats: DeletionStats }[] = [];
     let failure: string | null = null;
     try {
-      limits = (await this.env.REGISTRY.get(this.env.REGISTRY.idFromName('registry')).getSettings()).limits;
+      limits = (await registry(this.env).getSettings()).limits;
       const settled = await Promise.allSettled(
-        batch.map((c) => this.env.CHANNEL.get(this.env.CHANNEL.idFromName(c.channelId)).enforceLimits(limits)),
+        batch.map((c) => channelObject(this.env, c.channelId).enforceLimits(limits)),
       );
       for (const [i, outcome] of settled.entries()) {
         if (outcome.status === 'rejected') {

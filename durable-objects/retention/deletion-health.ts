@@ -6,6 +6,7 @@
  */
 import { count, eq, lte, sql, sum } from 'drizzle-orm';
 import type { Env } from '../../core/env.js';
+import { channelObject } from '../../core/stubs.js';
 import type { DeletionQueue, DeletionStats } from '../shared/deletion-jobs.js';
 import type { RetentionDb } from './database.js';
 import { channelHealth } from './schema.js';
@@ -78,9 +79,7 @@ export class DeletionHealth {
   /** The alarm job: channels due for a poll are asked to retry and report their state. */
   async poll(now: number): Promise<void> {
     const due = this.db.select().from(channelHealth).where(lte(channelHealth.nextPollAt, now)).limit(32).all();
-    const settled = await Promise.allSettled(
-      due.map((h) => this.env.CHANNEL.get(this.env.CHANNEL.idFromName(h.channelId)).retryDeletions()),
-    );
+    const settled = await Promise.allSettled(due.map((h) => channelObject(this.env, h.channelId).retryDeletions()));
     const after = this.now();
     settled.forEach((outcome, i) => {
       const row = due[i]!;

@@ -7,9 +7,10 @@
 import { ApiError } from '../../core/contract/errors.js';
 import type * as ops from '../../core/contract/operations/admin-agent.js';
 import type { Env } from '../../core/env.js';
-import { currentSettings, registry } from '../../core/lib/settings-cache.js';
+import { currentSettings } from '../../core/lib/settings-cache.js';
 import type { AgentView } from '../../core/rpc.js';
-import { agentIndex, ChannelCalls } from './messaging/stubs.js';
+import { agentObject, registry } from '../../core/stubs.js';
+import { ChannelCalls } from './messaging/stubs.js';
 import type { Handler } from './types.js';
 
 /** Channels listed on the page; the total is given beside them. */
@@ -24,7 +25,7 @@ async function requireAgent(env: Env, agentId: string): Promise<AgentView> {
 export const getAdminAgentHandler: Handler<typeof ops.getAdminAgent> = async ({ env, input, c }) => {
   const agentId = input.params.agent_id;
   const agent = await requireAgent(env, agentId);
-  const index = agentIndex(env, agentId);
+  const index = agentObject(env, agentId);
   const [host, channels, memberships, pending, { limits }] = await Promise.all([
     registry(env).getHost(agent.host_id),
     index.listChannels(),
@@ -66,5 +67,5 @@ export const getAdminAgentHandler: Handler<typeof ops.getAdminAgent> = async ({ 
 
 export const listAgentRejectionsHandler: Handler<typeof ops.listAgentRejections> = async ({ env, input }) => {
   await requireAgent(env, input.params.agent_id);
-  return { rejections: await agentIndex(env, input.params.agent_id).listRejections() };
+  return { rejections: await agentObject(env, input.params.agent_id).listRejections() };
 };

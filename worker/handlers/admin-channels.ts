@@ -9,8 +9,8 @@ import type * as ops from '../../core/contract/operations/admin-console.js';
 import { type ChannelAdminSummary, parseParticipants } from '../../core/domain/admin-channels.js';
 import type { Env } from '../../core/env.js';
 import { decodeSeqCursor, encodeCursor, pageSize } from '../../core/lib/cursor.js';
-import { currentSettings, registry } from '../../core/lib/settings-cache.js';
-import { retention } from '../../core/stubs.js';
+import { currentSettings } from '../../core/lib/settings-cache.js';
+import { channelObject, registry, retention } from '../../core/stubs.js';
 import { scanCatalogPage } from '../lib/ordered-scan.js';
 import type { Handler } from './types.js';
 
@@ -22,10 +22,6 @@ import type { Handler } from './types.js';
 export const CHANNELS_SCANNED_PER_PAGE = 500;
 /** Channel summaries asked for at the same time. */
 export const SUMMARY_CONCURRENCY = 16;
-
-function channel(env: Env, channelId: string) {
-  return env.CHANNEL.get(env.CHANNEL.idFromName(channelId));
-}
 
 type Names = Map<string, { name: string; display_name: string }>;
 
@@ -78,7 +74,7 @@ export const listAdminChannelsHandler: Handler<typeof ops.listAdminChannels> = a
     limit,
     SUMMARY_CONCURRENCY,
     (entry): Promise<ChannelAdminSummary | null> =>
-      channel(env, entry.channel_id)
+      channelObject(env, entry.channel_id)
         .adminSummary(filter)
         .catch((error: unknown) => {
           console.error('admin channel summary failed', entry.channel_id, String(error));
@@ -108,7 +104,7 @@ export const listAdminChannelMessagesHandler: Handler<typeof ops.listAdminChanne
   if (!(await retention(env).catalogHas(input.params.channel_id))) {
     throw new ApiError('not_found', 'No such channel.', { target: input.params.channel_id });
   }
-  const stub = channel(env, input.params.channel_id);
+  const stub = channelObject(env, input.params.channel_id);
   const [summary, page] = await Promise.all([
     stub.adminSummary({ participants: [] }),
     stub.adminHistory(afterSeq, pageSize(input.query.limit, limits.max_page_size), order),

@@ -1,6 +1,6 @@
 import type * as ops from '../../core/contract/operations/admin-console.js';
-import { currentSettings, registry } from '../../core/lib/settings-cache.js';
-import { retention } from '../../core/stubs.js';
+import { currentSettings } from '../../core/lib/settings-cache.js';
+import { registry, retention } from '../../core/stubs.js';
 import { readResources } from '../lib/overview-resources.js';
 import type { Handler } from './types.js';
 

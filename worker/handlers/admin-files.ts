@@ -7,7 +7,7 @@ import { ApiError } from '../../core/contract/errors.js';
 import type * as ops from '../../core/contract/operations/admin-console.js';
 import { channelOfFileId } from '../../core/domain/file-id.js';
 import { isPreviewable, PREVIEWABLE_MEDIA_TYPES } from '../../core/lib/media-types.js';
-import { retention } from '../../core/stubs.js';
+import { channelObject, retention } from '../../core/stubs.js';
 import { fileResponse } from './download-response.js';
 import type { Handler } from './types.js';
 
@@ -17,7 +17,7 @@ export const downloadAdminChannelFileHandler: Handler<typeof ops.downloadAdminCh
   // A file ID names its channel; one of another channel is not here, and an ID the catalog does
   // not know is never opened (that would create a channel object).
   if (channelOfFileId(fileId) !== channelId || !(await retention(env).catalogHas(channelId))) throw notFound();
-  const stored = await env.CHANNEL.get(env.CHANNEL.idFromName(channelId)).adminFile(fileId);
+  const stored = await channelObject(env, channelId).adminFile(fileId);
   if (!stored) throw notFound();
   const inline = input.query.disposition === 'inline';
   // Only raster images are ever rendered by the browser: an SVG or HTML file could run script.

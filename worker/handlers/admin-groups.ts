@@ -3,19 +3,14 @@ import { ApiError } from '../../core/contract/errors.js';
 import type { adminListGroups, dissolveGroup, reassignGroupOwner } from '../../core/contract/operations/groups.js';
 import type { Env } from '../../core/env.js';
 import { pageSize } from '../../core/lib/cursor.js';
-import { currentSettings, registry } from '../../core/lib/settings-cache.js';
-import { retention } from '../../core/stubs.js';
-import { groupChannel } from './groups.js';
+import { currentSettings } from '../../core/lib/settings-cache.js';
+import { channelObject, groupCatalog, registry, retention } from '../../core/stubs.js';
 import type { Handler } from './types.js';
-
-function catalog(env: Env) {
-  return env.GROUPS.get(env.GROUPS.idFromName('groups'));
-}
 
 export const adminListGroupsHandler: Handler<typeof adminListGroups> = async ({ env, input }) => {
   const { limits } = await currentSettings(env);
   const { owner, participant, cursor, limit } = input.query;
-  return catalog(env).list({ owner, participant }, cursor, pageSize(limit, limits.max_page_size));
+  return groupCatalog(env).list({ owner, participant }, cursor, pageSize(limit, limits.max_page_size));
 };
 
 /**
@@ -38,12 +33,12 @@ export const reassignGroupOwnerHandler: Handler<typeof reassignGroupOwner> = asy
     });
   }
   return {
-    group: await groupChannel(env, input.params.group_id).reassignOwner(input.params.group_id, input.body.agent_id),
+    group: await channelObject(env, input.params.group_id).reassignOwner(input.params.group_id, input.body.agent_id),
   };
 };
 
 export const dissolveGroupHandler: Handler<typeof dissolveGroup> = async ({ env, input }) => {
   await requireCataloged(env, input.params.group_id);
-  await groupChannel(env, input.params.group_id).dissolve(input.params.group_id);
+  await channelObject(env, input.params.group_id).dissolve(input.params.group_id);
   return { group_id: input.params.group_id, status: 'dissolved' as const };
 };

@@ -3,8 +3,8 @@ import { deleteCookie, setCookie } from 'hono/cookie';
 import type * as ops from '../../core/contract/operations/admin.js';
 import { SESSION_ABSOLUTE_MS } from '../../core/domain/admin-session.js';
 import { pageSize } from '../../core/lib/cursor.js';
-import { currentSettings, registry, rememberSettings } from '../../core/lib/settings-cache.js';
-import { retention } from '../../core/stubs.js';
+import { currentSettings, rememberSettings } from '../../core/lib/settings-cache.js';
+import { registry, retention } from '../../core/stubs.js';
 import { SESSION_COOKIE } from '../middleware/auth.js';
 import type { AppEnv, Handler } from './types.js';
 

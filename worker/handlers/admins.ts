@@ -1,7 +1,8 @@
 import { deleteCookie } from 'hono/cookie';
 import type * as ops from '../../core/contract/operations/admins.js';
 import { pageSize } from '../../core/lib/cursor.js';
-import { currentSettings, registry } from '../../core/lib/settings-cache.js';
+import { currentSettings } from '../../core/lib/settings-cache.js';
+import { registry } from '../../core/stubs.js';
 import { SESSION_COOKIE } from '../middleware/auth.js';
 import type { Handler } from './types.js';
 

@@ -11,7 +11,7 @@
  */
 import type { Context } from 'hono';
 import type { Env } from '../../core/env.js';
-import { agentIndex } from './messaging/stubs.js';
+import { agentObject } from '../../core/stubs.js';
 import type { AppEnv } from './types.js';
 
 /** Those of `ids` the agent's index knows (a channel it is in, a group it is in, was invited to or left). */
@@ -25,7 +25,7 @@ export async function knownChannels(
   const known = new Set(ids.filter((id) => checked?.get(id) === true));
   const unchecked = [...new Set(ids.filter((id) => checked?.has(id) !== true))];
   if (unchecked.length > 0) {
-    for (const id of await agentIndex(env, agentId).knownChannels(unchecked)) known.add(id);
+    for (const id of await agentObject(env, agentId).knownChannels(unchecked)) known.add(id);
   }
   return known;
 }

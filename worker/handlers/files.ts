@@ -1,16 +1,12 @@
 import { ApiError } from '../../core/contract/errors.js';
 import type * as ops from '../../core/contract/operations/files.js';
 import { channelOfFileId } from '../../core/domain/file-id.js';
-import type { Env } from '../../core/env.js';
 import { decodeSeqCursor, encodeCursor, pageSize } from '../../core/lib/cursor.js';
 import { currentSettings } from '../../core/lib/settings-cache.js';
+import { channelObject } from '../../core/stubs.js';
 import { isKnownChannel } from './channel-access.js';
 import { fileResponse } from './download-response.js';
 import type { Handler } from './types.js';
-
-function channel(env: Env, channelId: string) {
-  return env.CHANNEL.get(env.CHANNEL.idFromName(channelId));
-}
 
 const notFound = (what: string) => new ApiError('not_found', `No such ${what}.`);
 
@@ -20,7 +16,7 @@ export const listChannelFilesHandler: Handler<typeof ops.listChannelFiles> = asy
   const afterSeq = decodeSeqCursor(cursor);
   // A channel the agent was never in is not opened (that would create it): not_found, as it would say.
   if (!(await isKnownChannel(c, env, agent.agent_id, input.params.channel_id))) throw notFound('channel');
-  const page = await channel(env, input.params.channel_id).listFiles(
+  const page = await channelObject(env, input.params.channel_id).listFiles(
     agent.agent_id,
     afterSeq,
     pageSize(limit, limits.max_page_size),
@@ -38,7 +34,7 @@ export const listChannelFilesHandler: Handler<typeof ops.listChannelFiles> = asy
 export const downloadFileHandler: Handler<typeof ops.downloadFile> = async ({ env, input, agent, c }) => {
   const channelId = channelOfFileId(input.params.file_id);
   if (!channelId || !(await isKnownChannel(c, env, agent.agent_id, channelId))) throw notFound('file');
-  const stored = await channel(env, channelId).fileForDownload(agent.agent_id, input.params.file_id);
+  const stored = await channelObject(env, channelId).fileForDownload(agent.agent_id, input.params.file_id);
   if (!stored) throw notFound('file');
   const object = await env.FILES.get(stored.key);
   // Deleted between the check and the read (retention): as gone as if the check had seen it.

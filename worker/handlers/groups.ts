@@ -22,10 +22,10 @@ import { GROUP_ACCESS, type GroupAction, type GroupView, type InvitationOutcome 
 import { requireReplyInChannel } from '../../core/domain/threads.js';
 import type { Env } from '../../core/env.js';
 import { newId } from '../../core/lib/crypto.js';
-import { currentSettings, registry } from '../../core/lib/settings-cache.js';
+import { currentSettings } from '../../core/lib/settings-cache.js';
+import { agentObject, channelObject, registry } from '../../core/stubs.js';
 import { isMultipart } from '../uploads/request.js';
 import { isKnownChannel } from './channel-access.js';
-import { agentIndex } from './messaging/stubs.js';
 import { readSendRequest } from './messaging/upload.js';
 import type { AppEnv, Handler } from './types.js';
 
@@ -37,10 +37,6 @@ const REJECTION_TEXT: Partial<Record<ErrorCode, string>> = {
   already_member: 'Already an active member of the group.',
   group_full: 'The group has max_group_members members and pending invitations.',
 };
-
-export function groupChannel(env: Env, groupId: string) {
-  return env.CHANNEL.get(env.CHANNEL.idFromName(groupId));
-}
 
 const STRANGER_TEXT: Partial<Record<ErrorCode, string>> = {
   not_found: 'No such group.',
@@ -95,8 +91,8 @@ const newestFirst = (a: GroupView, b: GroupView) =>
  * stale index entry can never show a group the agent has left or a member list it may not see.
  */
 export const listGroupsHandler: Handler<typeof listGroups> = async ({ env, agent }) => {
-  const entries = await agentIndex(env, agent.agent_id).groupMemberships();
-  const views = await Promise.all(entries.map((e) => groupChannel(env, e.group_id).groupView(agent.agent_id)));
+  const entries = await agentObject(env, agent.agent_id).groupMemberships();
+  const views = await Promise.all(entries.map((e) => channelObject(env, e.group_id).groupView(agent.agent_id)));
   const memberships: GroupView[] = [];
   const invitations: GroupView[] = [];
   for (const view of views) {
@@ -125,7 +121,7 @@ export const createGroupHandler: Handler<typeof createGroup> = async ({ env, inp
     targets.filter((t) => t !== agent.agent_id),
   );
   const groupId = newId('grp_');
-  const created = await groupChannel(env, groupId).createGroup({
+  const created = await channelObject(env, groupId).createGroup({
     group_id: groupId,
     name: input.body.name,
     owner_id: agent.agent_id,
@@ -138,7 +134,7 @@ export const createGroupHandler: Handler<typeof createGroup> = async ({ env, inp
 
 export const getGroupHandler: Handler<typeof getGroup> = async ({ env, input, agent, c }) => {
   await requireKnownGroup(c, env, agent.agent_id, input.params.group_id, 'view');
-  const view = await groupChannel(env, input.params.group_id).groupView(agent.agent_id);
+  const view = await channelObject(env, input.params.group_id).groupView(agent.agent_id);
   if (!view) throw new ApiError('not_found', 'No such group.', { target: input.params.group_id });
   return { group: view.group };
 };
@@ -148,7 +144,7 @@ export const inviteToGroupHandler: Handler<typeof inviteToGroup> = async ({ env,
   const { limits } = await currentSettings(env);
   const targets = collapseTargets(input.body.agent_ids);
   checkInviteeCount(targets, 'agent_ids', limits.max_recipients);
-  const outcomes = await groupChannel(env, input.params.group_id).invite({
+  const outcomes = await channelObject(env, input.params.group_id).invite({
     group_id: input.params.group_id,
     agent_id: agent.agent_id,
     targets,
@@ -160,12 +156,12 @@ export const inviteToGroupHandler: Handler<typeof inviteToGroup> = async ({ env,
 
 export const joinGroupHandler: Handler<typeof joinGroup> = async ({ env, input, agent, c }) => {
   await requireKnownGroup(c, env, agent.agent_id, input.params.group_id, 'join');
-  return { group: await groupChannel(env, input.params.group_id).join(input.params.group_id, agent.agent_id) };
+  return { group: await channelObject(env, input.params.group_id).join(input.params.group_id, agent.agent_id) };
 };
 
 export const leaveGroupHandler: Handler<typeof leaveGroup> = async ({ env, input, agent, c }) => {
   await requireKnownGroup(c, env, agent.agent_id, input.params.group_id, 'leave');
-  await groupChannel(env, input.params.group_id).leave(input.params.group_id, agent.agent_id);
+  await channelObject(env, input.params.group_id).leave(input.params.group_id, agent.agent_id);
   return { group_id: input.params.group_id, status: 'left' as const };
 };
 
@@ -192,7 +188,7 @@ export const sendGroupMessageHandler: Handler<typeof sendGroupMessage> = async (
     validateContent(upload.body.body, upload.file !== null, limits.max_body_code_points);
     const replyTo = upload.body.reply_to;
     replyCheck(replyTo);
-    const outcome = await groupChannel(env, input.params.group_id).sendGroup({
+    const outcome = await channelObject(env, input.params.group_id).sendGroup({
       group_id: input.params.group_id,
       sender_id: agent.agent_id,
       sender_name: agent.display_name,

@@ -1,7 +1,8 @@
 import type { getLimits, getMe, listDirectory } from '../../core/contract/operations/identity.js';
 import { pageSize } from '../../core/lib/cursor.js';
 import { derivedLimits, LIMIT_SEMANTICS } from '../../core/lib/limits.js';
-import { currentSettings, registry } from '../../core/lib/settings-cache.js';
+import { currentSettings } from '../../core/lib/settings-cache.js';
+import { registry } from '../../core/stubs.js';
 import type { Handler } from './types.js';
 
 /** What the calling agent may do; clients use it to discover features of this server. */

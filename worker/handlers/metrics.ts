@@ -1,5 +1,5 @@
 import type * as ops from '../../core/contract/operations/metrics.js';
-import { registry } from '../../core/lib/settings-cache.js';
+import { registry } from '../../core/stubs.js';
 import type { Handler } from './types.js';
 
 export const createMetricsTokenHandler: Handler<typeof ops.createMetricsToken> = async ({ env }) => ({

@@ -10,7 +10,7 @@
  * hash, so a regenerated or revoked legacy key fails at once.
  */
 import type { Env } from '../../core/env.js';
-import { registry } from '../../core/lib/settings-cache.js';
+import { registry } from '../../core/stubs.js';
 
 const TTL_MS = 60_000;
 let cached: { ids: ReadonlySet<string>; at: number } | null = null;

@@ -10,7 +10,7 @@
  * page's counts are a lower bound). The agent's object then limits its own writes (rejections.ts).
  */
 import type { Env } from '../../core/env.js';
-import { registry } from '../../core/lib/settings-cache.js';
+import { agentObject, registry } from '../../core/stubs.js';
 
 const WINDOW_MS = 10_000;
 const FORWARDS_PER_WINDOW = 20;
@@ -36,7 +36,7 @@ export function noteRefusedKey(
       // After the answer: the refusal's timing never depends on this.
       await new Promise((resolve) => setTimeout(resolve, 0));
       if (!(await registry(env).getAgent(agentId))) return;
-      await env.AGENT.get(env.AGENT.idFromName(agentId)).noteRefusedKey(clientIp);
+      await agentObject(env, agentId).noteRefusedKey(clientIp);
     })().catch(() => {
       // Best effort: a lost diagnostic entry is not worth an error anywhere.
     }),

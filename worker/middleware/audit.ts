@@ -12,7 +12,7 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import { ApiError, reviveApiError } from '../../core/contract/errors.js';
 import type { OperationDef } from '../../core/contract/registry.js';
-import { registry } from '../../core/lib/settings-cache.js';
+import { registry } from '../../core/stubs.js';
 import type { AppEnv } from '../handlers/types.js';
 
 /** Sign-in and first-run setup are public routes, but they are what an audit is most about. */

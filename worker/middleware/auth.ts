@@ -6,7 +6,7 @@ import type { OperationDef } from '../../core/contract/registry.js';
 import { channelOfFileId } from '../../core/domain/file-id.js';
 import { hasValidTag, parseApiKey, pepperOf, storedKeyHash } from '../../core/lib/api-key.js';
 import { keyedHash } from '../../core/lib/crypto.js';
-import { registry } from '../../core/lib/settings-cache.js';
+import { agentObject, registry } from '../../core/stubs.js';
 import type { AppEnv } from '../handlers/types.js';
 import { legacyKeyAgents } from '../lib/legacy-keys.js';
 import { noteRefusedKey } from '../lib/refused-keys.js';
@@ -57,7 +57,7 @@ export function requireAgentFor(op: OperationDef | null) {
       throw new ApiError('unauthenticated', UNAUTHENTICATED);
     }
     const keyHash = await storedKeyHash(pepper, parsed.key, tagged);
-    const stub = c.env.AGENT.get(c.env.AGENT.idFromName(parsed.agentId));
+    const stub = agentObject(c.env, parsed.agentId);
     const channelIds = namedChannels(c);
     let pending = false;
     if (extras && op) {

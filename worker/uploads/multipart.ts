@@ -4,7 +4,7 @@
  * (to R2) as they arrive and nothing but a delimiter's worth of bytes is ever held back. Header
  * blocks, the preamble and the epilogue are bounded; a malformed body is `validation_failed`.
  *
- * Written here rather than taken from a library (evaluated again for issue 11, December 2026):
+ * Written here rather than taken from a library (evaluated again in December 2026):
  * - @remix-run/multipart-parser 0.16.3, the web-stream parser, yields a part only once it is
  *   complete, with its bytes collected in memory (`MultipartPart.content: Uint8Array[]`, capped by
  *   `maxFileSize`, 2 MiB by default): a 50 MB upload would be buffered whole before R2 saw a byte.

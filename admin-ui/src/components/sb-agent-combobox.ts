@@ -10,7 +10,7 @@ import { shared } from '../styles/shared.js';
 let nextId = 0;
 
 /**
- * Picks one agent out of hundreds by typing (issue 14): the WAI-ARIA combobox pattern with a
+ * Picks one agent out of hundreds by typing: the WAI-ARIA combobox pattern with a
  * listbox popup. The focus stays in the text box; aria-activedescendant names the highlighted
  * option; Down/Up move, Enter picks, Escape closes (and, when already closed, restores the text of
  * the current choice). Only the first MAX_SHOWN matches are rendered, so a fleet of thousands

@@ -25,7 +25,7 @@ function reasonText(reason: AgentRejection['reason']): string {
 }
 
 /**
- * One agent (issue 14, item 6): whether it can connect (key, host addresses, last access and
+ * One agent: whether it can connect (key, host addresses, last access and
  * from where), what waits for it (inbox depth), where it talks (channels, groups, invitations),
  * and the requests naming it that were refused, so a misconfigured agent is diagnosed here.
  */

@@ -172,7 +172,7 @@ export class SbApp extends LitElement {
         .layout {
           grid-template-columns: 1fr;
         }
-        /* The tabs stay on screen while the page scrolls (issue 14). */
+        /* The tabs stay on screen while the page scrolls. */
         nav {
           z-index: 5;
           background: var(--sb-bg);

@@ -7,7 +7,7 @@ import { currentLocale } from '../localization.js';
 import { shared } from '../styles/shared.js';
 
 /**
- * Whether an agent has a working API key (issue 14, item 3): a badge, then the key's visible
+ * Whether an agent has a working API key: a badge, then the key's visible
  * prefix and when it was issued, or when it was revoked. Shown in the agent list and on the agent
  * page, so both say the same thing.
  */

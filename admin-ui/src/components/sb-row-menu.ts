@@ -14,7 +14,7 @@ export interface RowMenuItem {
 let nextId = 0;
 
 /**
- * A row's secondary actions behind one "⋯" button (issue 14: four buttons took two rows at
+ * A row's secondary actions behind one "⋯" button (four buttons took two rows at
  * 1,440 px), following the WAI-ARIA menu button pattern: Enter, Space or Down open the menu on its
  * first item, Up on its last; Down/Up/Home/End move; Escape closes and returns to the button; Tab
  * or a click elsewhere closes it.

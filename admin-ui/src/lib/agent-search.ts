@@ -1,5 +1,5 @@
 /**
- * Matching agents as an administrator types (the agent picker, issue 14): case-insensitive, in
+ * Matching agents as an administrator types (the agent picker): case-insensitive, in
  * any order of words, over the name, display name and ID, so "lab codex" finds "codex@gpu-lab".
  */
 

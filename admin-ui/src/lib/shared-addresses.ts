@@ -1,5 +1,5 @@
 /**
- * Addresses a host would share with another host (issue 14): allowed, since two machines can sit
+ * Addresses a host would share with another host: allowed, since two machines can sit
  * behind one NAT, but worth a warning, because every agent on either host can then connect from
  * that address. Compared in the canonical form the server stores (core/lib/ip.ts), so
  * `::ffff:10.0.0.5` and `10.0.0.5` are the same address.

@@ -1,5 +1,5 @@
 /**
- * One agent seen from the console (issue 14, item 6): what an administrator needs to diagnose a
+ * One agent seen from the console: what an administrator needs to diagnose a
  * misconfigured agent without server logs. Reading changes nothing: no claim, no read state.
  */
 import { z } from '@hono/zod-openapi';

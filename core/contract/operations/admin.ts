@@ -187,7 +187,7 @@ export const deleteHost = defineOperation({
 const AgentParams = z.object({ agent_id: AgentId });
 const AgentAnswer = z.object({ agent: Agent });
 
-/** The agent list's search and sort (issue 14: hundreds of agents, one page at a time). */
+/** The agent list's search and sort (hundreds of agents, one page at a time). */
 export const AGENT_SORTS = ['name', 'host', 'last_access', 'status'] as const;
 export const AgentListQuery = z.object({
   host_id: HostId.optional(),

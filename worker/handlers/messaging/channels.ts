@@ -2,13 +2,14 @@ import { ApiError } from '../../../core/contract/errors.js';
 import type { listChannels, listMessages } from '../../../core/contract/operations/messaging.js';
 import { decodeSeqCursor, encodeCursor, pageSize } from '../../../core/lib/cursor.js';
 import { currentSettings } from '../../../core/lib/settings-cache.js';
+import { agentObject } from '../../../core/stubs.js';
 import { isKnownChannel } from '../channel-access.js';
 import type { Handler } from '../types.js';
-import { agentIndex, ChannelCalls } from './stubs.js';
+import { ChannelCalls } from './stubs.js';
 
 /** GET /channels: straight from the agent's inbox index, no channel is asked. */
 export const listChannelsHandler: Handler<typeof listChannels> = async ({ env, input, agent }) => ({
-  channels: await agentIndex(env, agent.agent_id).listChannels(input.query.kind),
+  channels: await agentObject(env, agent.agent_id).listChannels(input.query.kind),
 });
 
 /** GET /channels/{id}/messages: a keyset page over seq; the channel checks participation. */

@@ -13,10 +13,11 @@ import { type ClaimCandidate, compareCandidates, planClaims } from '../../../cor
 import { type ChannelKind, channelKindOf } from '../../../core/domain/ids.js';
 import type { Env } from '../../../core/env.js';
 import { currentSettings } from '../../../core/lib/settings-cache.js';
+import { agentObject } from '../../../core/stubs.js';
 import { deferClears } from '../../lib/stale-hints.js';
 import { isKnownChannel } from '../channel-access.js';
 import type { AppEnv, Handler } from '../types.js';
-import { agentIndex, ChannelCalls } from './stubs.js';
+import { ChannelCalls } from './stubs.js';
 
 interface Candidate {
   channel_id: string;
@@ -39,7 +40,7 @@ async function candidateChannels(
     return [{ channel_id: filter.channel_id, kind, gen: null }];
   }
   // Answered by the authentication call on the served routes; asked here otherwise.
-  const pending = c.get('pendingChannels') ?? (await agentIndex(env, agentId).pendingChannels());
+  const pending = c.get('pendingChannels') ?? (await agentObject(env, agentId).pendingChannels());
   return pending.filter((p) => !filter.kind || p.kind === filter.kind);
 }
 

@@ -10,9 +10,10 @@ import { budgetShare } from '../../../core/domain/search.js';
 import { decodeCursor, encodeCursor, pageSize } from '../../../core/lib/cursor.js';
 import { currentSettings } from '../../../core/lib/settings-cache.js';
 import type { ChannelSearchPage } from '../../../core/rpc.js';
+import { agentObject } from '../../../core/stubs.js';
 import { scanInOrder } from '../../lib/ordered-scan.js';
 import type { Handler } from '../types.js';
-import { agentIndex, ChannelCalls } from './stubs.js';
+import { ChannelCalls } from './stubs.js';
 
 /** Channels asked at once: enough to hide latency, few enough not to flood one isolate. */
 const SEARCH_CONCURRENCY = 8;
@@ -68,7 +69,7 @@ export const searchMessagesHandler: Handler<typeof searchMessages> = async ({ en
   const { limits } = await currentSettings(env);
   const limit = pageSize(input.query.limit, limits.max_page_size, 20);
   const calls = new ChannelCalls(env);
-  const listed: { channel_id: string; kind: 'private' | 'group' }[] = await agentIndex(
+  const listed: { channel_id: string; kind: 'private' | 'group' }[] = await agentObject(
     env,
     agent.agent_id,
   ).listChannels(kind);

@@ -6,7 +6,8 @@ import { collapseTargets, validateContent } from '../../../core/domain/content.j
 import { dmChannelId } from '../../../core/domain/ids.js';
 import type { StagedFile } from '../../../core/domain/principals.js';
 import { requireReplyInChannel, requireSingleReplyTarget } from '../../../core/domain/threads.js';
-import { currentSettings, registry } from '../../../core/lib/settings-cache.js';
+import { currentSettings } from '../../../core/lib/settings-cache.js';
+import { registry } from '../../../core/stubs.js';
 import type { Handler } from '../types.js';
 import { ChannelCalls } from './stubs.js';
 import { readSendRequest } from './upload.js';

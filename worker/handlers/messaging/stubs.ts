@@ -1,10 +1,7 @@
 import type { Context } from 'hono';
 import type { Env } from '../../../core/env.js';
+import { channelObject } from '../../../core/stubs.js';
 import type { AppEnv } from '../types.js';
-
-export function agentIndex(env: Env, agentId: string) {
-  return env.AGENT.get(env.AGENT.idFromName(agentId));
-}
 
 /**
  * Channel stubs for one request, counted: the inbox index exists to keep this number independent
@@ -19,7 +16,7 @@ export class ChannelCalls {
 
   channel(channelId: string) {
     this.count++;
-    return this.env.CHANNEL.get(this.env.CHANNEL.idFromName(channelId));
+    return channelObject(this.env, channelId);
   }
 
   report(c: Context<AppEnv>): void {
