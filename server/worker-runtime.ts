@@ -34,6 +34,11 @@ export interface RegistryRpc {
 /** The RetentionDO methods the launcher calls (durable-objects/retention/retention-do.ts). */
 export interface RetentionRpc {
   releasePreviousBootUploads(): Promise<number>;
+  listCatalog(after: number, limit: number): Promise<{ channels: { channel_id: string }[]; next: number | null }>;
+}
+
+export interface ChannelRpc {
+  reportToCatalog(): Promise<void>;
 }
 
 export interface WorkerRuntime {
@@ -46,6 +51,7 @@ export interface WorkerRuntime {
   directUrl: URL;
   registry(): Promise<RegistryRpc>;
   retention(): Promise<RetentionRpc>;
+  channel(channelId: string): Promise<ChannelRpc>;
   dispose(): Promise<void>;
 }
 
@@ -186,6 +192,10 @@ export async function startWorkerRuntime(options: WorkerRuntimeOptions): Promise
     async retention() {
       const namespace = await mf.getDurableObjectNamespace('RETENTION');
       return namespace.get(namespace.idFromName('retention')) as unknown as RetentionRpc;
+    },
+    async channel(channelId: string) {
+      const namespace = await mf.getDurableObjectNamespace('CHANNEL');
+      return namespace.get(namespace.idFromName(channelId)) as unknown as ChannelRpc;
     },
     async dispose() {
       await mf.dispose();
