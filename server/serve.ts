@@ -5,6 +5,7 @@
  * flight finish, dispose Miniflare and exit 0.
  */
 import { readFileSync } from 'node:fs';
+import { settleCatalog } from './catalog-settle.js';
 import type { ServeConfig } from './config.js';
 import { publicUrl } from './config.js';
 import {
@@ -71,6 +72,12 @@ export async function serve(config: ServeConfig): Promise<void> {
   } catch (error) {
     await runtime.dispose().catch(() => {});
     throw new Error(`Cannot release the previous run's uploads: ${(error as Error).message}`);
+  }
+  try {
+    await settleCatalog(runtime);
+  } catch (error) {
+    await runtime.dispose().catch(() => {});
+    throw new Error(`Cannot bring the channel catalog up to date: ${(error as Error).message}`);
   }
 
   const front = createFront({

@@ -35,6 +35,11 @@ export interface RegistryRpc {
 /** The RetentionDO methods the launcher calls (durable-objects/retention/retention-do.ts). */
 export interface RetentionRpc {
   releasePreviousBootUploads(): Promise<number>;
+  listCatalog(after: number, limit: number): Promise<{ channels: { channel_id: string }[]; next: number | null }>;
+}
+
+export interface ChannelRpc {
+  reportToCatalog(): Promise<void>;
 }
 
 export interface WorkerRuntime {
@@ -47,6 +52,7 @@ export interface WorkerRuntime {
   directUrl: URL;
   registry(): Promise<RegistryRpc>;
   retention(): Promise<RetentionRpc>;
+  channel(channelId: string): Promise<ChannelRpc>;
   dispose(): Promise<void>;
 }
 
@@ -187,6 +193,10 @@ export async function startWorkerRuntime(options: WorkerRuntimeOptions): Promise
     async retention() {
       const namespace = await mf.getDurableObjectNamespace('RETENTION');
       return namespace.get(namespace.idFromName(SINGLETON_NAMES.retention)) as unknown as RetentionRpc;
+    },
+    async channel(channelId: string) {
+      const namespace = await mf.getDurableObjectNamespace('CHANNEL');
+      return namespace.get(namespace.idFromName(channelId)) as unknown as ChannelRpc;
     },
     async dispose() {
       await mf.dispose();

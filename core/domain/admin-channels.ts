@@ -43,34 +43,25 @@ function sqlFoldable(ch: string): boolean {
   return ch.charCodeAt(0) < 0x80 || (ch.toLowerCase() === ch && ch.toUpperCase() === ch);
 }
 
-/**
- * How a channel counts the retained messages containing `needle`, ignoring case. In SQL wherever
- * SQL can: `instr(lower(body), lower(needle)) > 0` is a literal substring test (no pattern syntax,
- * so nothing to escape and no length cap: the Durable Object's SQLite refuses LIKE and GLOB
- * patterns over 50 bytes). SQLite has no ICU, so its lower() folds only ASCII letters; when the
- * needle has other cased letters (é, Я, Ω), SQL narrows the rows with the longest stretch of the
- * needle it can fold (if any) and `check` decides each remaining body with JavaScript's full
- * Unicode lower-casing.
- */
-export interface ContentSearchPlan {
-  /** For `instr(lower(body), lower(?)) > 0`; null: SQL cannot narrow, every body is checked. */
-  sqlNeedle: string | null;
-  /** Null when the SQL test is exact; otherwise the test each SQL candidate must also pass. */
-  check: ((body: string) => boolean) | null;
+/** Characters lower-cased the way SQLite's lower() does: ASCII letters only. */
+function asciiLower(text: string): string {
+  return text.replace(/[A-Z]+/g, (s) => s.toLowerCase());
 }
 
-export function contentSearchPlan(needle: string): ContentSearchPlan {
-  const chars = [...needle];
-  if (chars.every(sqlFoldable)) return { sqlNeedle: needle, check: null };
-  let best = '';
-  let run = '';
-  for (const ch of chars) {
-    if (sqlFoldable(ch)) run += ch;
-    else run = '';
-    if ([...run].length > [...best].length) best = run;
+/**
+ * How a channel decides whether a body contains `needle` (ignoring case) when the needle is too
+ * short for the full-text index: a literal substring test, never a pattern. A needle of ASCII and
+ * uncased characters compares with ASCII letters folded (what SQLite's lower() folds); one with
+ * other cased letters (é, Я, Ω) with JavaScript's full Unicode lower-casing. Bodies are read in
+ * bounded pages and decided here, so no statement scans a channel's bodies in one go.
+ */
+export function contentCheck(needle: string): (body: string) => boolean {
+  if ([...needle].every(sqlFoldable)) {
+    const folded = asciiLower(needle);
+    return (body) => asciiLower(body).includes(folded);
   }
   const folded = needle.toLowerCase();
-  return { sqlNeedle: best.trim() === '' ? null : best, check: (body) => body.toLowerCase().includes(folded) };
+  return (body) => body.toLowerCase().includes(folded);
 }
 
 /** What a channel tells an administrator about itself (ChannelDO.adminSummary); times in ms. */
@@ -87,6 +78,11 @@ export interface ChannelAdminSummary {
   last_message_at: number | null;
   /** Only with a content search that was run (the identity filters matched). */
   matching_messages?: number;
+  /**
+   * With a content search that was run: false when the search budget ended it before the
+   * channel's oldest message (matching_messages then counts the newer messages examined).
+   */
+  search_complete?: boolean;
   /** With a content search that matched: the newest matching message, cut around the match. */
   snippet?: { message_id: string; seq: number; before: string; match: string; after: string };
   /** Whether the channel satisfies the whole filter (identity and, with q, at least one match). */

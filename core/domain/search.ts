@@ -131,9 +131,9 @@ export function matchesTerms(body: string, terms: readonly string[]): boolean {
 /** What one search request may examine, across all the channels it asks. */
 export const SEARCH_BUDGET = {
   /** Candidate rows read and checked. */
-  rows: 2_000,
+  rows: 1_000,
   /** Body characters (UTF-16 code units) read and folded. */
-  chars: 4_000_000,
+  chars: 256_000,
 } as const;
 
 export interface SearchBudget {

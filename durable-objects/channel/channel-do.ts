@@ -488,6 +488,14 @@ export class ChannelDO extends DurableObject<Env> {
     return this.store.adminSummary(filter);
   }
 
+  /**
+   * Brings the retention catalog up to date with this channel now (the launcher asks every
+   * channel once at start, so the overview's totals are exact after a crash left reports owed).
+   */
+  async reportToCatalog(): Promise<void> {
+    await this.attachments.syncCatalog();
+  }
+
   /** A retained attachment for an administrator's download, without the membership check; null: none. */
   async adminFile(fileId: string): Promise<{ key: string; filename: string; media_type: string; size: number } | null> {
     return this.store.adminFile(fileId);

@@ -6,12 +6,12 @@
  * write, so concurrent requests to the channel cannot interleave inside them.
  */
 
-import { and, asc, count, desc, eq, gt, gte, isNull, lt, sql } from 'drizzle-orm';
+import { and, asc, count, eq, gt, gte, isNull, sql } from 'drizzle-orm';
 import type { DrizzleSqliteDODatabase } from 'drizzle-orm/durable-sqlite';
 import {
   type AdminChannelFilter,
   type ChannelAdminSummary,
-  contentSearchPlan,
+  contentCheck,
   matchesIdentity,
 } from '../../core/domain/admin-channels.js';
 import type { ClaimOrder } from '../../core/domain/claim-plan.js';
@@ -28,7 +28,14 @@ import {
   released,
 } from '../../core/domain/deliveries.js';
 import { newMessageId } from '../../core/domain/ids.js';
-import { matchesTerms, type SearchBudget, searchPlan, searchTerms, seqBoundBefore } from '../../core/domain/search.js';
+import {
+  matchesTerms,
+  SEARCH_BUDGET,
+  type SearchBudget,
+  searchPlan,
+  searchTerms,
+  seqBoundBefore,
+} from '../../core/domain/search.js';
 import { hitSnippet, searchSnippet } from '../../core/domain/search-snippet.js';
 import type { ChannelSearchHit, ChannelSearchPage, ClaimView, MessageView } from '../../core/rpc.js';
 import type { ChannelNote } from '../agent/inbox-index.js';
@@ -46,8 +53,9 @@ type Q = Db | Tx;
 const { channel, participants, messages, deliveries, notifyOutbox } = schema;
 
 /**
- * How many sends may wait for the search index: the batch a send indexes together, and the most a
- * search has to index before it reads (hot-sql.ts indexPending). Each batch is one FTS5 segment.
+ * How many sends may wait for the search index: the batch a send indexes together (hot-sql.ts
+ * indexPending), and the most a search reads directly instead of through the index, within its
+ * budget. Each batch is one FTS5 segment.
  */
 export const SEARCH_INDEX_BATCH = 64;
 
@@ -608,7 +616,7 @@ export class ChannelStore {
    * The channel as an administrator's list shows it, and whether it passes `filter`: the identity
    * filters first (cheap), then, only if they pass, the content search. Null: no channel here.
    */
-  adminSummary(filter: AdminChannelFilter): ChannelAdminSummary | null {
+  adminSummary(filter: AdminChannelFilter, budget: SearchBudget = SEARCH_BUDGET): ChannelAdminSummary | null {
     const row = this.channelRow(this.db);
     if (!row) return null;
     const people = this.db
@@ -631,106 +639,54 @@ export class ChannelStore {
     };
     if (!matchesIdentity(row.kind, people, filter)) return summary;
     if (filter.q === undefined) return { ...summary, matches: true };
-    const matching = this.countContaining(filter.q);
-    if (matching === 0) return { ...summary, matching_messages: 0, matches: false };
-    const newest = this.newestContaining(filter.q);
-    const snippet = newest && {
-      message_id: newest.message_id,
-      seq: newest.seq,
-      ...searchSnippet(newest.body, filter.q),
+    const found = this.contentSearch(filter.q, budget);
+    const complete = found.complete;
+    if (found.matching === 0) return { ...summary, matching_messages: 0, search_complete: complete, matches: false };
+    const snippet = found.newest && {
+      message_id: found.newest.message_id,
+      seq: found.newest.seq,
+      ...searchSnippet(found.newest.body, filter.q),
     };
-    return { ...summary, matching_messages: matching, matches: true, ...(snippet ? { snippet } : {}) };
+    return {
+      ...summary,
+      matching_messages: found.matching,
+      search_complete: complete,
+      matches: true,
+      ...(snippet ? { snippet } : {}),
+    };
   }
 
   /**
-   * The newest retained message containing `needle` (the rule of countContaining), for the
-   * administrators' snippet; asked only of a channel that has a match, so one more indexed query.
+   * Retained messages whose body contains `needle`, ignoring case, newest first, examining at most
+   * `budget`: how many were found, whether that is all of them (the channel was examined to its
+   * end), and the newest one. A needle of three characters or more is narrowed by the full-text
+   * index and decided on the folded body (core/domain/search.ts: also accents, İ, decomposed
+   * letters, ß as ss); a shorter one has no trigram and every body is decided the way
+   * contentSearchPlan says.
    */
-  private newestContaining(needle: string): { message_id: string; seq: number; body: string } | null {
+  contentSearch(
+    needle: string,
+    budget: SearchBudget,
+  ): { matching: number; complete: boolean; newest: { message_id: string; seq: number; body: string } | null } {
+    const row = this.channelRow(this.db);
+    if (!row) return { matching: 0, complete: true, newest: null };
     const plan = searchPlan(needle, 'phrase');
-    if (plan.match !== null) {
-      this.hot.indexPending();
-      let before = Number.MAX_SAFE_INTEGER;
-      for (;;) {
-        const page = this.db.all<{ message_id: string; seq: number; body: string }>(
-          sql`select m.message_id, m.seq, m.body from messages_fts join messages m on m.seq = messages_fts.rowid
-            where messages_fts match ${plan.match} and messages_fts.rowid < ${before}
-            order by messages_fts.rowid desc limit 100`,
-        );
-        const hit = page.find((m) => matchesTerms(m.body, plan.terms));
-        if (hit) return hit;
-        const last = page.at(-1);
-        if (!last) return null;
-        before = last.seq;
+    const check = plan.match === null ? contentCheck(needle) : (body: string) => matchesTerms(body, plan.terms);
+    let matching = 0;
+    let newest: SearchRow | null = null;
+    const stop = this.scanNewestFirst(plan.match, row.indexedSeq, Number.MAX_SAFE_INTEGER, budget, (r) => {
+      if (check(r.body)) {
+        matching++;
+        newest ??= r;
       }
-    }
-    const scan = contentSearchPlan(needle);
-    const narrow =
-      scan.sqlNeedle === null ? undefined : sql`instr(lower(${messages.body}), lower(${scan.sqlNeedle})) > 0`;
-    let before = Number.MAX_SAFE_INTEGER;
-    for (;;) {
-      const page = this.db
-        .select({ message_id: messages.messageId, seq: messages.seq, body: messages.body })
-        .from(messages)
-        .where(and(lt(messages.seq, before), narrow))
-        .orderBy(desc(messages.seq))
-        .limit(100)
-        .all();
-      const hit = page.find((m) => !scan.check || scan.check(m.body));
-      if (hit) return hit;
-      const last = page.at(-1);
-      if (!last) return null;
-      before = last.seq;
-    }
+      return true;
+    });
+    return { matching, complete: stop === null, newest };
   }
 
-  /**
-   * Retained messages whose body contains `needle`, ignoring case. A needle of three characters or
-   * more is narrowed by the full-text index and decided on the folded body (core/domain/search.ts:
-   * also accents, İ, decomposed letters, ß as ss); a shorter one has no trigram and is counted
-   * the way contentSearchPlan says (SQL where it can fold, JavaScript for the rest).
-   */
-  countContaining(needle: string): number {
-    const plan = searchPlan(needle, 'phrase');
-    if (plan.match === null) return this.countContainingByScan(needle);
-    this.hot.indexPending();
-    // Candidates are read in pages, so a channel of long bodies never sits in memory.
-    let matching = 0;
-    let after = 0;
-    for (;;) {
-      const page = this.db.all<{ seq: number; body: string }>(
-        sql`select m.seq, m.body from messages_fts join messages m on m.seq = messages_fts.rowid
-          where messages_fts match ${plan.match} and messages_fts.rowid > ${after}
-          order by messages_fts.rowid asc limit 100`,
-      );
-      for (const m of page) if (matchesTerms(m.body, plan.terms)) matching++;
-      const last = page.at(-1);
-      if (!last) return matching;
-      after = last.seq;
-    }
-  }
-
-  private countContainingByScan(needle: string): number {
-    const plan = contentSearchPlan(needle);
-    const narrow =
-      plan.sqlNeedle === null ? undefined : sql`instr(lower(${messages.body}), lower(${plan.sqlNeedle})) > 0`;
-    if (!plan.check) return this.db.select({ n: count() }).from(messages).where(narrow).get()?.n ?? 0;
-    // Bodies SQL cannot decide are read in pages, so a channel of long bodies never sits in memory.
-    let matching = 0;
-    let after = 0;
-    for (;;) {
-      const page = this.db
-        .select({ seq: messages.seq, body: messages.body })
-        .from(messages)
-        .where(and(gt(messages.seq, after), narrow))
-        .orderBy(asc(messages.seq))
-        .limit(100)
-        .all();
-      for (const m of page) if (plan.check(m.body)) matching++;
-      const last = page.at(-1);
-      if (!last) return matching;
-      after = last.seq;
-    }
+  /** How many retained messages contain `needle` (contentSearch; at least that many when the budget ends it). */
+  countContaining(needle: string, budget: SearchBudget = SEARCH_BUDGET): number {
+    return this.contentSearch(needle, budget).matching;
   }
 
   // Search (GET /search): the same rule as history, then the channel's full-text index.
@@ -756,43 +712,71 @@ export class ChannelStore {
     const channel = this.channelRow(this.db);
     if (!channel) return { hits: [], resume: null };
     const plan = searchPlan(query);
-    if (plan.match !== null) this.hot.indexPending();
     const terms = searchTerms(query);
-    let bound = before
+    const bound = before
       ? seqBoundBefore(before, channel.lastSeq, (seq) => this.firstFrom(seq))
       : Number.MAX_SAFE_INTEGER;
     const hits: ChannelSearchHit[] = [];
+    const stop = this.scanNewestFirst(plan.match, channel.indexedSeq, bound, budget, (r) => {
+      if (matchesTerms(r.body, plan.terms)) {
+        hits.push({
+          channel_id: channel.channelId,
+          message_id: r.message_id,
+          sender_id: r.sender_id,
+          created_at: r.created_at,
+          seq: r.seq,
+          snippet: hitSnippet(r.body, terms),
+        });
+      }
+      return hits.length < want;
+    });
+    return { hits, resume: stop && { created_at: stop.created_at, seq: stop.seq } };
+  }
+
+  /**
+   * Visits the retained rows below seq `bound` that may match `match` (an FTS5 filter; null: every
+   * row), newest first, each once, until `visit` answers false or `budget` is spent (rows and body
+   * characters; at least one row, so every call moves on). The rows the index does not hold yet
+   * (above `indexed`, at most a batch) are read directly: indexing them here would be a stretch
+   * of work no budget bounds. Answers the last row visited when it stopped before the end, null
+   * when everything below `bound` was visited.
+   */
+  private scanNewestFirst(
+    match: string | null,
+    indexed: number,
+    from: number,
+    budget: SearchBudget,
+    visit: (row: SearchRow) => boolean,
+  ): SearchRow | null {
+    let bound = from;
     let rows = 0;
     let chars = 0;
+    let last: SearchRow | null = null;
     for (;;) {
-      const pageRows = Math.max(1, Math.min(SEARCH_PAGE_ROWS, budget.rows - rows));
-      const page =
-        plan.match === null
-          ? this.db.all<SearchRow>(sql`select m.seq, m.message_id, m.sender_id, m.created_at, m.body
-              from messages m where m.seq < ${bound} order by m.seq desc limit ${pageRows}`)
-          : this.db.all<SearchRow>(sql`select m.seq, m.message_id, m.sender_id, m.created_at, m.body
+      // One row more than the budget allows, so a channel that ends exactly there is known to end.
+      const pageRows = Math.max(1, Math.min(SEARCH_PAGE_ROWS, budget.rows - rows + 1));
+      const direct = match === null || bound > indexed + 1;
+      const page = direct
+        ? this.db.all<SearchRow>(sql`select m.seq, m.message_id, m.sender_id, m.created_at, m.body
+              from messages m where m.seq < ${bound} and m.seq > ${match === null ? 0 : indexed}
+              order by m.seq desc limit ${pageRows}`)
+        : this.db.all<SearchRow>(sql`select m.seq, m.message_id, m.sender_id, m.created_at, m.body
               from messages_fts join messages m on m.seq = messages_fts.rowid
-              where messages_fts match ${plan.match} and messages_fts.rowid < ${bound}
+              where messages_fts match ${match} and messages_fts.rowid < ${bound}
               order by messages_fts.rowid desc limit ${pageRows}`);
       for (const r of page) {
+        if (last && (rows >= budget.rows || chars >= budget.chars)) return last;
         rows++;
         chars += r.body.length;
         bound = r.seq;
-        if (matchesTerms(r.body, plan.terms)) {
-          hits.push({
-            channel_id: channel.channelId,
-            message_id: r.message_id,
-            sender_id: r.sender_id,
-            created_at: r.created_at,
-            seq: r.seq,
-            snippet: hitSnippet(r.body, terms),
-          });
-        }
-        if (hits.length >= want || rows >= budget.rows || chars >= budget.chars) {
-          return { hits, resume: { created_at: r.created_at, seq: r.seq } };
-        }
+        last = r;
+        if (!visit(r)) return r;
       }
-      if (page.length < pageRows) return { hits, resume: null };
+      if (page.length < pageRows) {
+        if (match === null || !direct) return null;
+        // The unindexed rows are done: the index answers for the rest.
+        bound = Math.min(bound, indexed + 1);
+      }
     }
   }
 

@@ -20,6 +20,12 @@ import type { Handler } from './types.js';
  * without one the page usually stops much earlier, at `limit` matches.
  */
 export const CHANNELS_SCANNED_PER_PAGE = 500;
+/**
+ * Catalog entries a page with a content search examines at most. Each channel searches at most
+ * SEARCH_BUDGET (rows and characters) in one call, newest first, so no call holds the one thread
+ * long; this bounds how many such calls one request makes.
+ */
+export const CONTENT_SEARCHED_PER_PAGE = 50;
 /** Channel summaries asked for at the same time. */
 export const SUMMARY_CONCURRENCY = 16;
 
@@ -53,6 +59,7 @@ function wireSummary(s: ChannelAdminSummary, names: Names) {
     last_message_at: s.last_message_at === null ? null : new Date(s.last_message_at).toISOString(),
     created_at: new Date(s.created_at).toISOString(),
     ...(s.matching_messages ? { matching_messages: s.matching_messages } : {}),
+    ...(s.search_complete !== undefined && s.matching_messages ? { search_complete: s.search_complete } : {}),
     ...(s.snippet ? { snippet: s.snippet } : {}),
   };
 }
@@ -68,7 +75,9 @@ export const listAdminChannelsHandler: Handler<typeof ops.listAdminChannels> = a
   const kind = query.owner ? 'group' : query.kind;
   const filter = { participants: parseParticipants(query.participant), owner: query.owner, q: query.q };
 
-  const page = await retention(env).adminCatalogPage({ before, kind, limit: CHANNELS_SCANNED_PER_PAGE });
+  const scan = query.q === undefined ? CHANNELS_SCANNED_PER_PAGE : CONTENT_SEARCHED_PER_PAGE;
+  const page = await retention(env).adminCatalogPage({ before, kind, limit: scan });
+  let notSearchedToEnd = 0;
   const { found, next, scanned } = await scanCatalogPage(
     page,
     limit,
@@ -84,7 +93,11 @@ export const listAdminChannelsHandler: Handler<typeof ops.listAdminChannels> = a
           });
         }),
     // A group dissolved since the catalog last heard of it is left out, as the catalog would.
-    (summary) => summary?.matches === true && summary.status === 'active',
+    (summary) => {
+      if (summary?.status !== 'active') return false;
+      if (!summary.matches && summary.search_complete === false) notSearchedToEnd++;
+      return summary.matches;
+    },
   );
   const kept = found.filter((s): s is ChannelAdminSummary => s !== null);
   const names = await namesOf(env, kept);
@@ -92,6 +105,7 @@ export const listAdminChannelsHandler: Handler<typeof ops.listAdminChannels> = a
     channels: kept.map((s) => wireSummary(s, names)),
     next_cursor: next === null ? null : encodeCursor([next]),
     scanned,
+    ...(query.q === undefined ? {} : { not_searched_to_end: notSearchedToEnd }),
   };
 };
 

@@ -180,12 +180,18 @@ export const AdminChannelSummary = z
     file_count: z.number().int().nonnegative().openapi({ description: 'Retained attachments.' }),
     last_message_at: NullableTimestamp,
     created_at: Timestamp,
-    matching_messages: z
-      .number()
-      .int()
-      .positive()
+    matching_messages: z.number().int().positive().optional().openapi({
+      description: 'With q: how many retained messages contain the text (of those examined: see search_complete).',
+    }),
+    search_complete: z
+      .boolean()
       .optional()
-      .openapi({ description: 'With q: how many retained messages contain the text.' }),
+      .openapi({
+        description:
+          'With q and a match: false when the channel was too large to search to its oldest message in one ' +
+          'request (a bound on the characters and messages examined, newest first): matching_messages then counts ' +
+          'the newest messages only, and the channel holds at least that many.',
+      }),
     snippet: AdminSearchSnippet.optional().openapi({
       description: 'With q and at least one match: the newest matching message, cut around the match.',
     }),
@@ -201,8 +207,10 @@ export const listAdminChannels = defineOperation({
   description:
     'Newest channels first. Identity filters (participant, owner) are separate from the content search q, which ' +
     'looks only at retained message bodies (case-insensitive), never at names. A page examines at most a bounded ' +
-    'number of channels (`scanned`): with a content search, a page can hold fewer matches than `limit`, or none, and ' +
-    'still carry a `next_cursor` to continue from. Dissolved groups are left out. Reading changes nothing.',
+    'number of channels (`scanned`; fewer with a content search): with a content search, a page can hold fewer ' +
+    'matches than `limit`, or none, and still carry a `next_cursor` to continue from. The content search of one ' +
+    'channel examines a bounded number of its messages and characters, newest first: see search_complete and ' +
+    'not_searched_to_end. Dissolved groups are left out. Reading changes nothing.',
   tags,
   query: z.object({
     kind: ChannelKind.optional().openapi({ description: 'Only private or only group channels.' }),
@@ -224,6 +232,17 @@ export const listAdminChannels = defineOperation({
     channels: z.array(AdminChannelSummary),
     next_cursor: z.string().nullable(),
     scanned: z.number().int().nonnegative().openapi({ description: 'Channels examined for this page.' }),
+    not_searched_to_end: z
+      .number()
+      .int()
+      .nonnegative()
+      .optional()
+      .openapi({
+        description:
+          'With q: channels examined for this page whose search stopped at the bound before their oldest message ' +
+          'and found no match in the newer messages; older messages of these channels may still hold the text ' +
+          '(read their history).',
+      }),
   }),
   errors: ADMIN_ERRORS,
   cli: { command: 'admin channels list' },

@@ -28,7 +28,10 @@ export const searchMessages = defineOperation({
     'you are an active member of (not groups you left or are only invited to). Every word of q must occur in the ' +
     'body, anywhere (also inside words), ignoring case and accents; Chinese, Japanese and Korean text is found ' +
     'without spaces. q is plain text, never query syntax. Deleted messages are never found. Reading results never ' +
-    'claims or ACKs anything.',
+    'claims or ACKs anything. One request examines a bounded number of messages and characters, newest first: ' +
+    'when it reaches that bound the page ends there, partial, with fewer hits than limit (or none) and a ' +
+    'next_cursor. A page is complete only when next_cursor is null; until then, call again with cursor to search ' +
+    'older messages.',
   tags: ['messaging'],
   query: z.object({
     q: z
@@ -45,7 +48,17 @@ export const searchMessages = defineOperation({
     cursor: Cursor,
     limit: PageLimit,
   }),
-  response: z.object({ hits: z.array(SearchHit), next_cursor: z.string().nullable() }),
+  response: z.object({
+    hits: z.array(SearchHit),
+    next_cursor: z
+      .string()
+      .nullable()
+      .openapi({
+        description:
+          'Null: the search is done. Otherwise pass it as cursor to continue with older messages, also when this ' +
+          'page holds fewer hits than limit or none (the request reached its bound on messages examined).',
+      }),
+  }),
   errors: [...AGENT_ERRORS, 'not_found'],
   cli: { command: 'search', positionals: ['q'] },
   mcp: { tool: 'search_messages' },
