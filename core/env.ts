@@ -26,6 +26,12 @@ export interface UndeclaredBindings {
   ALLOWED_HOSTS?: string;
   /** Self-host only: the launcher's host metrics service (CPU, memory, disk, GPU). */
   HOST_METRICS?: Fetcher;
+  /**
+   * Tests only: the fault point to stop at (durable-objects/shared/fault-point.ts), set by the
+   * launcher only from SWITCHBOARD_TEST_FAULT_POINT (server/diagnostics.ts). Never declared in
+   * wrangler.toml, so a deployed worker never has it.
+   */
+  FAULT_POINT?: string;
 }
 
 export interface Env extends Cloudflare.Env, UndeclaredBindings {}

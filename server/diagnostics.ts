@@ -9,13 +9,21 @@
  * - `SWITCHBOARD_BENCH_HELLO=1` adds a tiny worker answering `hello` at `/__bench/hello` in the
  *   same Miniflare, reached through the same front: the ceiling that benchmark results are read
  *   against (everything the self-host shell costs, none of what Switchboard's worker does).
+ * - `SWITCHBOARD_TEST_FAULT_POINT=<name>` (tests only, test/faults/) sets the worker's FAULT_POINT
+ *   binding: the object that reaches that point logs it and holds there for a minute, so the test
+ *   can SIGKILL the server at exactly that moment (durable-objects/shared/fault-point.ts). It
+ *   stalls requests on purpose, so the launcher says so on stderr too.
  */
 import { ConfigError } from './config.js';
 
 export interface Diagnostics {
   inspectorPort?: number;
   benchHello: boolean;
+  faultPoint?: string;
 }
+
+/** The fault points durable-objects/shared/fault-point.ts knows. */
+const FAULT_POINTS = ['send-committed'];
 
 export const HELLO_PATH = '/__bench/hello';
 
@@ -28,12 +36,20 @@ export function diagnosticsFromEnv(env: NodeJS.ProcessEnv): Diagnostics {
     }
     diagnostics.inspectorPort = Number(port);
   }
+  const point = env.SWITCHBOARD_TEST_FAULT_POINT;
+  if (point !== undefined && point !== '') {
+    if (!FAULT_POINTS.includes(point)) {
+      throw new ConfigError(`SWITCHBOARD_TEST_FAULT_POINT must be one of ${FAULT_POINTS.join(', ')}, not "${point}".`);
+    }
+    diagnostics.faultPoint = point;
+  }
   return diagnostics;
 }
 
-/** Miniflare options for the opted-in aids (nothing when none is). */
+/** Miniflare options for the opted-in aids (nothing when none is); `bindings` go to our worker. */
 export function diagnosticsMiniflareOptions(diagnostics: Diagnostics, compatibilityDate: string | undefined) {
   const shared = diagnostics.inspectorPort === undefined ? {} : { inspectorPort: diagnostics.inspectorPort };
+  const bindings = diagnostics.faultPoint === undefined ? {} : { FAULT_POINT: diagnostics.faultPoint };
   const workers = diagnostics.benchHello
     ? [
         {
@@ -45,7 +61,7 @@ export function diagnosticsMiniflareOptions(diagnostics: Diagnostics, compatibil
         },
       ]
     : [];
-  return { shared, workers };
+  return { shared, workers, bindings };
 }
 
 /** One stderr line per aid that is on, so an exposed inspector is never silent. */
@@ -58,4 +74,10 @@ export function announceDiagnostics(diagnostics: Diagnostics, write: (text: stri
   }
   if (diagnostics.benchHello)
     write(`Switchboard: benchmark hello worker at ${HELLO_PATH} (SWITCHBOARD_BENCH_HELLO).\n`);
+  if (diagnostics.faultPoint !== undefined) {
+    write(
+      `Switchboard: fault point ${diagnostics.faultPoint} armed (SWITCHBOARD_TEST_FAULT_POINT): requests that reach it ` +
+        'stall for a minute; tests only.\n',
+    );
+  }
 }

@@ -17,6 +17,7 @@ import type { RetentionLimits } from '../retention/cleanup-runs.js';
 import { AlarmScheduler } from '../shared/alarm-scheduler.js';
 import { openDatabase } from '../shared/database.js';
 import type { DeletionStats } from '../shared/deletion-jobs.js';
+import { faultPoint } from '../shared/fault-point.js';
 import { backoffMs, DELIVERY_RETRY, deliverPending } from '../shared/outbox.js';
 import { ChannelAttachments } from './attachments.js';
 import type { ChannelFileView } from './files.js';
@@ -59,8 +60,14 @@ export type NamedHistoryPage = Omit<HistoryPage, 'messages'> & { messages: Named
 
 /** When a note to an agent's inbox index (or the group catalog) failed, the alarm tries again after this long. */
 const OUTBOX_RETRY_MS = backoffMs(1, DELIVERY_RETRY);
-/** The alarm is armed before each send with this delay, as a safety net for a crash mid-request. */
-const OUTBOX_SAFETY_MS = 30_000;
+/**
+ * The alarm is armed with each send's commit (once until it fires) with this delay, as a safety
+ * net for a crash between the commit and the notes: the recipient's index may not list the
+ * channel, so nothing but this alarm wakes the channel after a restart, and the notes it holds go
+ * out this long after the commit at the latest (at once when the restart comes later). Short,
+ * because until then the inbox does not offer the message.
+ */
+const OUTBOX_SAFETY_MS = OUTBOX_RETRY_MS;
 /**
  * Notes that need not precede a send's answer (index-knowledge.ts: the channel list's
  * last_message_at, a hint the index already has) go out this long after the first of them,
@@ -131,7 +138,6 @@ export class ChannelDO extends DurableObject<Env> {
     } & SenderInput,
   ): Promise<SendOutcome> {
     this.requireReplyTarget(input.reply_to);
-    this.armOutboxAlarm();
     const prepared = await this.attachments.prepare(
       input.channel_id,
       input.sender_id,
@@ -140,6 +146,7 @@ export class ChannelDO extends DurableObject<Env> {
       input.reply_to,
     );
     if (prepared.duplicate) return prepared.duplicate;
+    this.armOutboxAlarm();
     const outcome = this.store.sendDirect({
       channelId: input.channel_id,
       senderId: input.sender_id,
@@ -157,7 +164,10 @@ export class ChannelDO extends DurableObject<Env> {
     // What a poll needs is delivered before answering (index-knowledge.ts), so the recipient's next
     // poll sees the message; a failure stays in the outbox for the alarm and does not fail the
     // send: the message is committed.
-    if (outcome.status === 'sent') await this.drainOutbox('urgent');
+    if (outcome.status === 'sent') {
+      await faultPoint(this.env, 'send-committed', `${input.channel_id} ${outcome.message_id}`);
+      await this.drainOutbox('urgent');
+    }
     return outcome;
   }
 
@@ -411,7 +421,6 @@ export class ChannelDO extends DurableObject<Env> {
     // is refused and the copy is deleted).
     this.groups.require(input.group_id, input.sender_id, 'send');
     this.requireReplyTarget(input.reply_to);
-    this.armOutboxAlarm();
     const prepared = await this.attachments.prepare(
       input.group_id,
       input.sender_id,
@@ -420,6 +429,7 @@ export class ChannelDO extends DurableObject<Env> {
       input.reply_to,
     );
     if (prepared.duplicate) return prepared.duplicate;
+    this.armOutboxAlarm();
     const outcome = this.store.send({
       senderId: input.sender_id,
       senderName: input.sender_name,
@@ -433,7 +443,10 @@ export class ChannelDO extends DurableObject<Env> {
     await this.attachments.afterWrite(outcome?.status === 'sent');
     if (!outcome) throw new ApiError('not_group_member', 'You are not an active member of this group.');
     if (outcome.status === 'reply_to_not_found') throw replyNotFound(input.reply_to ?? '');
-    if (outcome.status === 'sent') await this.drainOutbox('urgent');
+    if (outcome.status === 'sent') {
+      await faultPoint(this.env, 'send-committed', `${input.group_id} ${outcome.message_id}`);
+      await this.drainOutbox('urgent');
+    }
     return outcome;
   }
 
@@ -522,8 +535,12 @@ export class ChannelDO extends DurableObject<Env> {
   }
 
   /**
-   * Set without awaiting and before the transaction: alarm writes follow the same rules as other
-   * storage writes, so it commits together with the message and its outbox rows.
+   * Set without awaiting, in the same synchronous turn as the transaction (no await in between):
+   * alarm writes follow the same rules as other storage writes, so it commits together with the
+   * message and its outbox rows. Not before an await (a file copy): an alarm armed earlier could
+   * fire in that gap, drain an outbox that does not hold this message yet, and be gone, while
+   * `alarmArmed` kept this send from arming another; a crash before the note then left it to no
+   * alarm at all.
    */
   private armOutboxAlarm(): void {
     if (this.alarmArmed) return;

@@ -32,6 +32,16 @@ export interface FaultOptions {
 
 const CLAIM_SECONDS = 1;
 const CLAIM_MS = CLAIM_SECONDS * 1000;
+/** max_deliveries in the run: deliveries left unACKed this often park, and some sessions claim parked ones. */
+export const MAX_DELIVERIES = 4;
+/**
+ * After the last restart, every message in history must be offered by its recipient's inbox within
+ * this long. Notes cut by a crash go out by the channel's alarm, due 5 s after the commit, so at
+ * once when the restart comes later; the bound leaves room for a loaded machine (about 3 s seen
+ * under a load of 20 on 2 cores), and none for the 30 s safety alarm that once left messages
+ * unreadable after a drain (30 s after the commit: 13 s after a restart that took 17 s).
+ */
+const OFFER_BOUND_MS = 10_000;
 
 interface Agent {
   id: string;
@@ -62,6 +72,22 @@ export interface ClaimRecord {
   leaseEnd: number;
   sentAt: number;
   answeredAt: number;
+  deliveryCount: number;
+  /** Taken by a `claim {parked: true}`. */
+  parked: boolean;
+}
+
+/** An extend or release of one claim: `status` is extended/released, a refusal code, or 'unknown' (cut). */
+export interface LeaseOpRecord {
+  kind: 'extend' | 'release';
+  agent: string;
+  messageId: string;
+  token: string;
+  sentAt: number;
+  answeredAt: number;
+  status: string;
+  /** extended only: the new expiry (server time). */
+  expiresAt?: number;
 }
 
 export interface AckRecord {
@@ -79,7 +105,12 @@ export interface FaultSummary {
   sends: { attempted: number; acked: number; failed: number; unknown: number; withFile: number };
   promisedDeliveries: number;
   claims: number;
+  parkedClaims: number;
   acks: { read: number; alreadyRead: number; rejected: number; unknown: number };
+  extends: { extended: number; rejected: number; unknown: number };
+  releases: { released: number; rejected: number; unknown: number };
+  /** (message, recipient) pairs of every message in history at the end. */
+  historyDeliveries: number;
   pendingCopiesAfterCrash: number;
   liveAttachments: number;
   storedObjects: number;
@@ -88,7 +119,11 @@ export interface FaultSummary {
     duplicateDeliveries: number;
     doubleLeases: number;
     staleTokenAcksAccepted: number;
+    staleExtendsOrReleasesAccepted: number;
+    parkRuleBroken: number;
+    deliveryCountsWrong: number;
     redeliveredAfterAck: number;
+    unreadable: number;
     orphanObjects: number;
     attachmentsWithoutObject: number;
     unexplainedPendingCopies: number;
@@ -154,7 +189,12 @@ export async function runFaults(options: FaultOptions): Promise<FaultSummary> {
   const cookie = await adminLogin(server);
   const settings = await api(server, 'PATCH', '/admin/settings', {
     cookie,
-    body: { claim_seconds: CLAIM_SECONDS, max_messages_per_channel: 1_000_000, max_files_per_channel: 1_000_000 },
+    body: {
+      claim_seconds: CLAIM_SECONDS,
+      max_deliveries: MAX_DELIVERIES,
+      max_messages_per_channel: 1_000_000,
+      max_files_per_channel: 1_000_000,
+    },
   });
   if (settings.status !== 200) throw new Error(`settings: ${settings.status} ${settings.text}`);
   const host = await createHost(server, cookie, ['127.0.0.1']);
@@ -164,6 +204,7 @@ export async function runFaults(options: FaultOptions): Promise<FaultSummary> {
     agents.push({ id: agent.agent_id, key });
   }
   const [owner, ...others] = agents as [Agent, ...Agent[]];
+  const members = agents.map((a) => a.id);
   const created = await api(server, 'POST', '/groups', {
     key: owner.key,
     body: { name: 'faults', invitee_ids: others.map((a) => a.id) },
@@ -178,7 +219,8 @@ export async function runFaults(options: FaultOptions): Promise<FaultSummary> {
   const sends: SendRecord[] = [];
   const claims: ClaimRecord[] = [];
   const acks: AckRecord[] = [];
-  /** Late ACKs wait for their lease to end; those due after their round's crash do nothing. */
+  const leaseOps: LeaseOpRecord[] = [];
+  /** Late ACKs and extenders wait on leases; those due after their round's crash do nothing. */
   const late: Promise<void>[] = [];
   let opCounter = 0;
   let crashes = 0;
@@ -198,9 +240,46 @@ export async function runFaults(options: FaultOptions): Promise<FaultSummary> {
     });
   }
 
-  async function claimOnce(s: Server, agent: Agent, limit: number, order: string): Promise<ClaimRecord[] | null> {
+  /** POST /inbox/extend (to claim_seconds from now) or /inbox/release; true when every item was accepted. */
+  async function leaseOp(s: Server, kind: 'extend' | 'release', agent: Agent, items: ClaimRecord[]): Promise<boolean> {
+    if (items.length === 0) return true;
     const sentAt = Date.now();
-    const res = await api(s, 'POST', '/inbox/claim', { key: agent.key, body: { limit, order } }).catch(() => null);
+    const res = await api(s, 'POST', `/inbox/${kind}`, {
+      key: agent.key,
+      body: { items: items.map((c) => ({ message_id: c.messageId, claim_token: c.token })) },
+    }).catch(() => null);
+    const answeredAt = Date.now();
+    let all = true;
+    items.forEach((c, i) => {
+      const result = res?.status === 200 ? res.body.results[i] : null;
+      const status = result ? (result.status === 'rejected' ? result.error.code : result.status) : 'unknown';
+      if (status !== 'extended' && status !== 'released') all = false;
+      leaseOps.push({
+        kind,
+        agent: agent.id,
+        messageId: c.messageId,
+        token: c.token,
+        sentAt,
+        answeredAt,
+        status,
+        ...(status === 'extended' && { expiresAt: Date.parse(result.claim_expires_at) }),
+      });
+    });
+    return all;
+  }
+
+  async function claimOnce(
+    s: Server,
+    agent: Agent,
+    limit: number,
+    order: string,
+    parked = false,
+  ): Promise<ClaimRecord[] | null> {
+    const sentAt = Date.now();
+    const res = await api(s, 'POST', '/inbox/claim', {
+      key: agent.key,
+      body: { limit, order, ...(parked && { parked: true }) },
+    }).catch(() => null);
     const answeredAt = Date.now();
     if (res?.status !== 200) return null;
     const got = (res.body.claims as any[]).map((c) => {
@@ -214,6 +293,8 @@ export async function runFaults(options: FaultOptions): Promise<FaultSummary> {
         leaseEnd,
         sentAt,
         answeredAt,
+        deliveryCount: c.delivery_count as number,
+        parked,
       };
     });
     claims.push(...got);
@@ -276,6 +357,15 @@ export async function runFaults(options: FaultOptions): Promise<FaultSummary> {
     if (round > 1) server = await startServer({ dataDir });
     const s = server;
     let stopped = false;
+    /** Work that needs longer than the claim: extends before the lease runs out, 1 to 3 times, then mostly ACKs. */
+    const keepThenAck = async (agent: Agent, c: ClaimRecord) => {
+      const times = 1 + Math.floor(rand() * 3);
+      for (let i = 0; i < times; i++) {
+        await sleep(CLAIM_MS * 0.5);
+        if (stopped || !(await leaseOp(s, 'extend', agent, [c]))) return;
+      }
+      if (!stopped && rand() < 0.7) await ack(s, agent, [c]);
+    };
     const loops: Promise<void>[] = [];
     for (const agent of agents) {
       loops.push(
@@ -288,21 +378,28 @@ export async function runFaults(options: FaultOptions): Promise<FaultSummary> {
         loops.push(
           (async () => {
             while (!stopped) {
-              const got = await claimOnce(s, agent, 1 + Math.floor(rand() * 4), rand() < 0.7 ? 'oldest' : 'newest');
+              const parked = rand() < 0.1;
+              const limit = 1 + Math.floor(rand() * 4);
+              const got = await claimOnce(s, agent, limit, rand() < 0.7 ? 'oldest' : 'newest', parked);
               if (!got || got.length === 0) {
                 await sleep(got ? 50 : 100);
                 continue;
               }
               const now: ClaimRecord[] = [];
+              const release: ClaimRecord[] = [];
               for (const c of got) {
                 const r = rand();
-                if (r < 0.75) now.push(c);
+                if (r < 0.6) now.push(c);
                 // A late ACK, after the lease ran out: it must be refused.
-                else if (r < 0.85)
+                else if (r < 0.7)
                   late.push(sleep(CLAIM_MS + 200).then(() => (stopped ? undefined : ack(s, agent, [c]))));
+                // Extended while the other session keeps claiming: it must never get this delivery meanwhile.
+                else if (r < 0.8) late.push(keepThenAck(agent, c));
+                // Handed back: claimable again at once (or parked), its token dead.
+                else if (r < 0.9) release.push(c);
                 // else: never ACKed; the lease expires and another session claims it again.
               }
-              await ack(s, agent, now);
+              await Promise.all([ack(s, agent, now), leaseOp(s, 'release', agent, release)]);
             }
           })(),
         );
@@ -320,26 +417,91 @@ export async function runFaults(options: FaultOptions): Promise<FaultSummary> {
 
   await Promise.all(late);
 
-  // Drain: every delivery still unread is claimed and ACKed (leases of the dead rounds expire first).
+  // The fault point: a SIGKILL exactly between a send's commit and its index notes, the moment that
+  // once left messages in history that no inbox offered. Two agents that never had a message (their
+  // indexes list no channel with the sender, so no poll asks those channels) get one two-target send.
+  // Each channel logs when it holds there (durable-objects/shared/fault-point.ts); once both have,
+  // the whole server dies.
+  server = await startServer({ dataDir, env: { SWITCHBOARD_TEST_FAULT_POINT: 'send-committed' } });
+  const pointServer = server;
+  const pointCookie = await adminLogin(pointServer);
+  const fresh: Agent[] = [];
+  for (let i = 0; i < 2; i++) {
+    const { agent, key } = await createAgent(pointServer, pointCookie, host.host_id, `fault-point-${i}`);
+    fresh.push({ id: agent.agent_id, key });
+  }
+  const pointOp = ++opCounter;
+  const pointSend: SendRecord = {
+    op: pointOp,
+    kind: 'direct',
+    from: owner.id,
+    body: `fault op ${pointOp}`,
+    recipients: fresh.map((a) => a.id),
+    file: false,
+    outcome: 'unknown',
+    promised: [],
+    duplicateAnswers: 0,
+  };
+  sends.push(pointSend);
+  const reached = () => pointServer.stdout().split('fault point send-committed reached').length - 1;
+  const cut = api(pointServer, 'POST', '/messages/direct', {
+    key: owner.key,
+    body: { to_agent_ids: pointSend.recipients, body: pointSend.body },
+  }).catch(() => null);
+  const pointDeadline = Date.now() + 30_000;
+  while (reached() < fresh.length) {
+    if (Date.now() > pointDeadline) throw new Error(`the fault point was not reached:\n${pointServer.stdout()}`);
+    await sleep(20);
+  }
+  const heldAt = Date.now();
+  await crash(pointServer);
+  crashes++;
+  if ((await cut)?.status) throw new Error('the send held at the fault point was answered');
+  agents.push(...fresh);
+  log(`fault point: SIGKILL between the commit and the index notes of op ${pointOp}`);
+
+  // Drain: every delivery still unread is claimed and ACKed (leases of the dead rounds expire
+  // first), parked ones too, over and over until OFFER_BOUND_MS after the restart and until every
+  // inbox says nothing is unread.
   server = await startServer({ dataDir });
   const final = server;
-  const drainDeadline = Date.now() + 120_000;
-  for (const agent of agents) {
-    for (;;) {
-      const got = await claimOnce(final, agent, 100, 'oldest');
-      if (got && got.length > 0) {
+  const restartedAt = Date.now();
+  const offerDeadline = restartedAt + OFFER_BOUND_MS;
+  log(`restarted ${restartedAt - heldAt} ms after the fault point`);
+  const drainAll = async (agent: Agent) => {
+    for (const parked of [false, true]) {
+      for (;;) {
+        const got = await claimOnce(final, agent, 100, 'oldest', parked);
+        if (!got || got.length === 0) break;
         await ack(final, agent, got);
-        continue;
       }
-      const inbox = await api(final, 'GET', '/inbox', { key: agent.key });
-      if (inbox.status === 200 && inbox.body.unread === 0) break;
-      if (Date.now() > drainDeadline) throw new Error(`drain: ${agent.id} still has ${inbox.text}`);
-      await sleep(300);
     }
+  };
+  const drainDeadline = restartedAt + 120_000;
+  for (;;) {
+    for (const agent of agents) await drainAll(agent);
+    if (Date.now() >= offerDeadline) {
+      const inboxes = await Promise.all(agents.map((agent) => api(final, 'GET', '/inbox', { key: agent.key })));
+      if (inboxes.every((inbox) => inbox.status === 200 && inbox.body.unread === 0)) break;
+      if (Date.now() > drainDeadline) throw new Error(`drain: still unread ${inboxes.map((i) => i.text).join(' ')}`);
+    }
+    await sleep(300);
   }
 
-  // Cleanup: staged uploads of dead requests expire (30 s leases), deletion jobs finish.
+  // Only now the history (the administrator's read of every channel, which claims nothing): it
+  // opens every channel, and a channel that opens delivers its outbox, so read earlier it would
+  // deliver the very notes whose absence the bound is about.
   const adminCookie = await adminLogin(final);
+  const channelIds = [groupId];
+  for (let i = 0; i < agents.length; i++)
+    for (let j = i + 1; j < agents.length; j++) channelIds.push(dmChannelId(agents[i]!.id, agents[j]!.id));
+  const history = await historyDeliveries(final, adminCookie, channelIds, members);
+  const pointClaims = claims.filter((c) => c.body === pointSend.body);
+  log(
+    `fault point's messages offered ${pointClaims.map((c) => `${c.answeredAt - restartedAt} ms`).join(', ') || 'never'} after the restart`,
+  );
+
+  // Cleanup: staged uploads of dead requests expire (30 s leases), deletion jobs finish.
   const cleanupDeadline = Date.now() + 120_000;
   for (;;) {
     const status = (await api(final, 'GET', '/admin/cleanup', { cookie: adminCookie })).body;
@@ -350,13 +512,55 @@ export async function runFaults(options: FaultOptions): Promise<FaultSummary> {
   if ((await final.stop('SIGTERM')) !== 0) throw new Error('the final server did not stop cleanly');
 
   // Storage, read from the stopped server's data directory.
-  const channelIds = [groupId];
-  for (let i = 0; i < agents.length; i++)
-    for (let j = i + 1; j < agents.length; j++) channelIds.push(dmChannelId(agents[i]!.id, agents[j]!.id));
   const owned = await channelOwnership(dataDir, channelIds);
   const objects = await storedObjects(dataDir);
 
-  return check({ options, crashes, sends, claims, acks, owned, objects: objects.map((o) => o.key) });
+  return check({
+    options,
+    crashes,
+    sends,
+    claims,
+    acks,
+    leaseOps,
+    history,
+    offerDeadline,
+    owned,
+    objects: objects.map((o) => o.key),
+  });
+}
+
+/**
+ * Every (message, recipient) pair in the channels' history, read as an administrator (nothing is
+ * claimed or marked read): in a private channel the participant who did not send it, in the
+ * group every member but its sender (everyone joined before the first message).
+ */
+async function historyDeliveries(
+  s: Server,
+  cookie: string,
+  channelIds: string[],
+  groupMembers: string[],
+): Promise<{ messageId: string; recipient: string }[]> {
+  const out: { messageId: string; recipient: string }[] = [];
+  for (const channelId of channelIds) {
+    let cursor: string | null = null;
+    do {
+      const query: string = cursor ? `&cursor=${encodeURIComponent(cursor)}` : '';
+      const page = await api(s, 'GET', `/admin/channels/${channelId}/messages?limit=500${query}`, { cookie });
+      // A pair that never exchanged a message has no channel.
+      if (page.status === 404) break;
+      if (page.status !== 200) throw new Error(`history of ${channelId}: ${page.status} ${page.text}`);
+      const participants: string[] = channelId.startsWith('dm_')
+        ? (page.body.channel.participants as { agent_id: string }[]).map((p) => p.agent_id)
+        : groupMembers;
+      for (const m of page.body.messages as { message_id: string; sender_id: string }[]) {
+        for (const recipient of participants) {
+          if (recipient !== m.sender_id) out.push({ messageId: m.message_id, recipient });
+        }
+      }
+      cursor = page.body.next_cursor;
+    } while (cursor);
+  }
+  return out;
 }
 
 /**
@@ -424,10 +628,17 @@ export function check(input: {
   sends: SendRecord[];
   claims: ClaimRecord[];
   acks: AckRecord[];
+  leaseOps?: LeaseOpRecord[];
+  /** Every (message, recipient) pair in history at the end (historyDeliveries). */
+  history?: { messageId: string; recipient: string }[];
+  /** Claims answered later than this do not count as offering a message in history. */
+  offerDeadline?: number;
   owned: { live: string[]; pending: string[]; deleting: string[] };
   objects: string[];
 }): FaultSummary {
   const { sends, claims, acks, owned, objects } = input;
+  const leaseOps = input.leaseOps ?? [];
+  const history = input.history ?? [];
   const examples: string[] = [];
   const example = (text: string) => {
     if (examples.length < 20) examples.push(text);
@@ -469,15 +680,63 @@ export function check(input: {
   const bodies = new Set(sends.map((s) => s.body));
   const phantomDeliveries = claims.filter((c) => !bodies.has(c.body)).length;
 
-  // Double leases: two claims of one delivery whose leases overlap (server time on both ends).
+  // Extends and releases per token. For double leases a lease ends as early as it may have: at its
+  // latest answered extension (server time), but no later than a release was sent (the server's
+  // `now` for it is never earlier). For stale tokens it ends as late as it may have: an extend cut
+  // by a crash may have extended it by up to claim_seconds.
+  const opsOf = new Map<string, LeaseOpRecord[]>();
+  for (const op of leaseOps) opsOf.set(op.token, [...(opsOf.get(op.token) ?? []), op]);
+  const earliestEnd = (c: ClaimRecord): number => {
+    let end = c.leaseEnd;
+    for (const op of opsOf.get(c.token) ?? []) {
+      if (op.status === 'extended' && op.expiresAt !== undefined) end = Math.max(end, op.expiresAt);
+    }
+    for (const op of opsOf.get(c.token) ?? []) if (op.status === 'released') end = Math.min(end, op.sentAt);
+    return end;
+  };
+  /** The latest the lease of `c` may have lasted, as known to a request sent at `t`. */
+  const latestEnd = (c: ClaimRecord, t: number): number => {
+    let end = c.leaseEnd;
+    for (const op of opsOf.get(c.token) ?? []) {
+      if (op.kind !== 'extend' || op.sentAt >= t) continue;
+      if (op.status === 'extended' && op.expiresAt !== undefined) end = Math.max(end, op.expiresAt);
+      if (op.status === 'unknown') end = Math.max(end, op.answeredAt + CLAIM_MS);
+    }
+    return end;
+  };
+  const releasedBefore = (token: string, t: number) =>
+    (opsOf.get(token) ?? []).some((op) => op.status === 'released' && op.answeredAt < t);
+  const replacedBefore = (c: ClaimRecord, t: number) =>
+    (claimsOf.get(delivery(c.agent, c.messageId)) ?? []).some(
+      (other) => other.token !== c.token && other.leaseStart > c.leaseStart && other.answeredAt < t,
+    );
+
+  // Double leases: two claims of one delivery whose leases overlap (server time on both ends), an
+  // extended lease counted to its new expiry, a released one to its release.
   let doubleLeases = 0;
+  let deliveryCountsWrong = 0;
+  let parkRuleBroken = 0;
   let redeliveredAfterAck = 0;
   for (const [k, list] of claimsOf) {
-    const sorted = [...list].sort((a, b) => a.leaseStart - b.leaseStart);
-    for (let i = 1; i < sorted.length; i++) {
-      if (sorted[i]!.leaseStart < sorted[i - 1]!.leaseEnd) {
+    const sorted = [...list].sort((a, b) => a.leaseStart - b.leaseStart || a.deliveryCount - b.deliveryCount);
+    let liveUntil = Number.NEGATIVE_INFINITY;
+    for (let i = 0; i < sorted.length; i++) {
+      const c = sorted[i]!;
+      if (c.leaseStart < liveUntil) {
         doubleLeases++;
-        example(`double lease: ${k} at ${sorted[i - 1]!.leaseStart} and ${sorted[i]!.leaseStart}`);
+        example(`double lease: ${k} leased again at ${c.leaseStart}, the lease before ran to ${liveUntil}`);
+      }
+      liveUntil = Math.max(liveUntil, earliestEnd(c));
+      // Each claim counts once: the counts of one delivery's claims rise strictly.
+      if (i > 0 && c.deliveryCount <= sorted[i - 1]!.deliveryCount) {
+        deliveryCountsWrong++;
+        example(`delivery count: ${k} claimed as ${sorted[i - 1]!.deliveryCount} then ${c.deliveryCount}`);
+      }
+      // Parking: an ordinary claim never offers a delivery claimed max_deliveries times already, and a
+      // parked claim offers only those.
+      if (c.parked ? c.deliveryCount <= MAX_DELIVERIES : c.deliveryCount > MAX_DELIVERIES) {
+        parkRuleBroken++;
+        example(`park rule: ${k} claimed ${c.parked ? 'as parked' : 'ordinarily'} with count ${c.deliveryCount}`);
       }
     }
     // A claim sent after an ACK of this delivery was answered `read`: the ACK did not hold.
@@ -497,15 +756,33 @@ export function check(input: {
   // claim of the same delivery had been answered before it was sent.
   let staleTokenAcksAccepted = 0;
   const claimByToken = new Map(claims.map((c) => [c.token, c]));
+  const staleness = (c: ClaimRecord, sentAt: number): string | null =>
+    releasedBefore(c.token, sentAt)
+      ? 'released'
+      : replacedBefore(c, sentAt)
+        ? 'replaced'
+        : sentAt > latestEnd(c, sentAt)
+          ? 'expired'
+          : null;
   for (const a of readAcks) {
     const c = claimByToken.get(a.token);
     if (!c) continue;
-    const replaced = (claimsOf.get(delivery(a.agent, a.messageId)) ?? []).some(
-      (other) => other.token !== a.token && other.leaseStart > c.leaseStart && other.answeredAt < a.sentAt,
-    );
-    if (a.sentAt > c.leaseEnd || replaced) {
+    const stale = staleness(c, a.sentAt);
+    if (stale) {
       staleTokenAcksAccepted++;
-      example(`stale ACK accepted: ${a.agent} ${a.messageId} (${replaced ? 'replaced' : 'expired'})`);
+      example(`stale ACK accepted: ${a.agent} ${a.messageId} (${stale})`);
+    }
+  }
+  // The same for extends and releases: a token whose lease ended extends and releases nothing.
+  let staleExtendsOrReleasesAccepted = 0;
+  for (const op of leaseOps) {
+    if (op.status !== 'extended' && op.status !== 'released') continue;
+    const c = claimByToken.get(op.token);
+    if (!c) continue;
+    const stale = staleness(c, op.sentAt);
+    if (stale) {
+      staleExtendsOrReleasesAccepted++;
+      example(`stale ${op.kind} accepted: ${op.agent} ${op.messageId} (${stale})`);
     }
   }
   // Two different tokens both accepted for one delivery is the same failure.
@@ -536,7 +813,27 @@ export function check(input: {
     .reduce((n, s) => n + (s.kind === 'group' ? 1 : s.recipients.length), 0);
   const unexplainedPendingCopies = Math.max(0, pending.size - interruptedCopies);
 
-  const purgedAnswers = acks.filter((a) => a.status === 'message_purged').length;
+  // Unreadable: a message in history its recipient's inbox never offered (within the bound after
+  // the last restart, runFaults).
+  const offerDeadline = input.offerDeadline ?? Number.POSITIVE_INFINITY;
+  const offered = new Set(
+    claims.filter((c) => c.answeredAt <= offerDeadline).map((c) => delivery(c.agent, c.messageId)),
+  );
+  const unreadable = history.filter((d) => !offered.has(delivery(d.recipient, d.messageId)));
+  for (const d of unreadable.slice(0, 5))
+    example(`unreadable: ${d.messageId} in history, never offered to ${d.recipient}`);
+
+  const purgedAnswers = [...acks, ...leaseOps].filter((a) => a.status === 'message_purged').length;
+  const opCounts = (kind: LeaseOpRecord['kind'], accepted: string) => {
+    const ops = leaseOps.filter((op) => op.kind === kind);
+    return {
+      done: ops.filter((op) => op.status === accepted).length,
+      rejected: ops.filter((op) => op.status !== accepted && op.status !== 'unknown').length,
+      unknown: ops.filter((op) => op.status === 'unknown').length,
+    };
+  };
+  const extendCounts = opCounts('extend', 'extended');
+  const releaseCounts = opCounts('release', 'released');
   return {
     rounds: input.options.rounds,
     crashes: input.crashes,
@@ -549,6 +846,10 @@ export function check(input: {
     },
     promisedDeliveries: sends.reduce((n, s) => n + s.promised.length, 0),
     claims: claims.length,
+    parkedClaims: claims.filter((c) => c.parked).length,
+    extends: { extended: extendCounts.done, rejected: extendCounts.rejected, unknown: extendCounts.unknown },
+    releases: { released: releaseCounts.done, rejected: releaseCounts.rejected, unknown: releaseCounts.unknown },
+    historyDeliveries: history.length,
     acks: {
       read: readAcks.length,
       alreadyRead: acks.filter((a) => a.status === 'already_read').length,
@@ -563,7 +864,11 @@ export function check(input: {
       duplicateDeliveries,
       doubleLeases,
       staleTokenAcksAccepted,
+      staleExtendsOrReleasesAccepted,
+      parkRuleBroken,
+      deliveryCountsWrong,
       redeliveredAfterAck,
+      unreadable: unreadable.length,
       orphanObjects: orphans.length,
       attachmentsWithoutObject: missing.length,
       unexplainedPendingCopies,
@@ -584,7 +889,10 @@ export function formatSummary(s: FaultSummary, options: FaultOptions): string {
     ],
     ['  of the 2xx, with a file', s.sends.withFile],
     ['deliveries promised by 2xx answers', s.promisedDeliveries],
-    ['claims answered', s.claims],
+    ['claims answered (of them parked: true)', `${s.claims} (${s.parkedClaims})`],
+    ['extends extended / refused / cut', `${s.extends.extended} / ${s.extends.rejected} / ${s.extends.unknown}`],
+    ['releases released / refused / cut', `${s.releases.released} / ${s.releases.rejected} / ${s.releases.unknown}`],
+    ['(message, recipient) pairs in history at the end', s.historyDeliveries],
     [
       'ACKs read / already_read / rejected / cut',
       `${s.acks.read} / ${s.acks.alreadyRead} / ${s.acks.rejected} / ${s.acks.unknown}`,
@@ -596,7 +904,11 @@ export function formatSummary(s: FaultSummary, options: FaultOptions): string {
     ['duplicate deliveries', s.violations.duplicateDeliveries],
     ['double leases', s.violations.doubleLeases],
     ['stale-token ACKs accepted', s.violations.staleTokenAcksAccepted],
+    ['stale-token extends or releases accepted', s.violations.staleExtendsOrReleasesAccepted],
+    ['parked offered to an ordinary claim (or not parked to parked: true)', s.violations.parkRuleBroken],
+    ['delivery counts not rising claim by claim', s.violations.deliveryCountsWrong],
     ['redelivered after an accepted ACK', s.violations.redeliveredAfterAck],
+    [`in history, never offered by the inbox (${OFFER_BOUND_MS / 1000} s after restart)`, s.violations.unreadable],
     ['R2 objects without a live owner', s.violations.orphanObjects],
     ['attachments without their object', s.violations.attachmentsWithoutObject],
     ['copies in flight not explained by a crash', s.violations.unexplainedPendingCopies],

@@ -10,7 +10,7 @@ describe('serve measuring aids', () => {
   it('are all off by default: no inspector port, no extra worker', () => {
     const diagnostics = diagnosticsFromEnv({});
     expect(diagnostics).toEqual({ benchHello: false });
-    expect(diagnosticsMiniflareOptions(diagnostics, '2026-01-01')).toEqual({ shared: {}, workers: [] });
+    expect(diagnosticsMiniflareOptions(diagnostics, '2026-01-01')).toEqual({ shared: {}, workers: [], bindings: {} });
     // Only the exact value 1 turns the hello worker on; an empty inspector variable is unset.
     expect(diagnosticsFromEnv({ SWITCHBOARD_BENCH_HELLO: 'true', SWITCHBOARD_INSPECTOR_PORT: '' })).toEqual({
       benchHello: false,
@@ -24,6 +24,13 @@ describe('serve measuring aids', () => {
     expect(options.shared).toEqual({ inspectorPort: 9229 });
     expect(options.workers).toHaveLength(1);
     expect(options.workers[0]).toMatchObject({ name: 'bench-hello', routes: [`*${HELLO_PATH}`] });
+  });
+
+  it('arm a fault point only from the test variable, and only one that exists', () => {
+    const diagnostics = diagnosticsFromEnv({ SWITCHBOARD_TEST_FAULT_POINT: 'send-committed' });
+    expect(diagnostics).toEqual({ benchHello: false, faultPoint: 'send-committed' });
+    expect(diagnosticsMiniflareOptions(diagnostics, '2026-01-01').bindings).toEqual({ FAULT_POINT: 'send-committed' });
+    expect(() => diagnosticsFromEnv({ SWITCHBOARD_TEST_FAULT_POINT: 'anywhere' })).toThrow(ConfigError);
   });
 
   it.each(['0', '65536', 'abc', '-1', '92 29', '1e3'])('refuse the inspector port %j', (port) => {
