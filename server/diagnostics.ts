@@ -8,7 +8,9 @@
  *   on stderr when it is.
  * - `SWITCHBOARD_BENCH_HELLO=1` adds a tiny worker answering `hello` at `/__bench/hello` in the
  *   same Miniflare, reached through the same front: the ceiling that benchmark results are read
- *   against (everything the self-host shell costs, none of what Switchboard's worker does).
+ *   against (everything the self-host shell costs, none of what Switchboard's worker does). It also
+ *   lets a request with `x-switchboard-bench-metrics: off` skip the metrics counting
+ *   (core/env.ts BENCH_METRICS_SWITCH), so the bench measures the hot path with and without it.
  */
 import { ConfigError } from './config.js';
 

@@ -153,6 +153,7 @@ export async function startWorkerRuntime(options: WorkerRuntimeOptions): Promise
           KEY_PEPPER: options.keyPepper,
           FRONT_SECRET: options.frontSecret,
           ...(options.allowedHosts && { ALLOWED_HOSTS: options.allowedHosts.join(',') }),
+          ...(options.diagnostics?.benchHello && { BENCH_METRICS_SWITCH: '1' }),
         },
         serviceBindings: { ...derived.serviceBindings, HOST_METRICS: metricsService },
         // The request URL the worker sees is `<proto>://<Host><path>`, as MF-Original-URL makes it
