@@ -24,6 +24,12 @@ export interface UndeclaredBindings {
    * set by the launcher. Absent on Cloudflare, where the edge routes only the zone's names.
    */
   ALLOWED_HOSTS?: string;
+  /**
+   * Set only by the launcher under SWITCHBOARD_BENCH_HELLO (server/diagnostics.ts): a request with
+   * `x-switchboard-bench-metrics: off` is then not counted, so `npm run bench` measures the hot
+   * path with and without the metrics middleware in one run.
+   */
+  BENCH_METRICS_SWITCH?: string;
   /** Self-host only: the launcher's host metrics service (CPU, memory, disk, GPU). */
   HOST_METRICS?: Fetcher;
   /**

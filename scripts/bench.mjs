@@ -7,6 +7,8 @@
 //   4. closed-loop ceilings read with workerd's and the launcher's CPU from /proc: a hello worker in
 //      the same Miniflare behind the same front (SWITCHBOARD_BENCH_HELLO), the worker's cheapest
 //      route (an unknown API path: its fixed middleware, no Durable Object call), and GET /me;
+//      then GET /me and a send with the metrics middleware on and off (a request header that the
+//      launcher honours only under SWITCHBOARD_BENCH_HELLO);
 //   5. the resident memory rise of the server's process tree during one maximal (50 MB) upload,
 //      per process, and again for a second one (scripts/bench-upload.mjs);
 //   6. the scale phases of issue 12 on a server of their own (scripts/bench-scale.mjs);
@@ -421,13 +423,14 @@ function summarize(records, { offered, seconds, elapsed, cpu, failures }) {
 // ---------------------------------------------------------------------------------------------
 // Closed loop: `clients` loops each waiting for its answer before the next request.
 
-async function closedLoop(label, path, { headers = {}, expect }, procs) {
+async function closedLoop(label, path, { headers = {}, expect, method = 'GET', body }, procs) {
   const { clients, seconds, warmupSeconds } = PLAN.closed;
+  const send = () => request(method, path, { headers, ...(body && { body: body() }) });
   // Unmeasured first: connections, JIT and caches warm up for each route alike.
   const warmEnd = performance.now() + warmupSeconds * 1000;
   await Promise.all(
     Array.from({ length: clients }, async () => {
-      while (performance.now() < warmEnd) await request('GET', path, { headers }).catch(() => {});
+      while (performance.now() < warmEnd) await send().catch(() => {});
     }),
   );
   let requests = 0;
@@ -438,7 +441,7 @@ async function closedLoop(label, path, { headers = {}, expect }, procs) {
     Array.from({ length: clients }, async () => {
       while (performance.now() < deadline) {
         try {
-          const res = await request('GET', path, { headers });
+          const res = await send();
           if (res.status !== expect) errors++;
         } catch {
           errors++;
@@ -461,6 +464,47 @@ async function closedLoop(label, path, { headers = {}, expect }, procs) {
     clientCpuMs: perRequest('client'),
     cpu: cpuShare(before, after),
   };
+}
+
+/**
+ * The hot path with the metrics middleware on and off, in one run on one server: requests with
+ * `x-switchboard-bench-metrics: off` are not counted (the launcher honours it only under
+ * SWITCHBOARD_BENCH_HELLO). Each path runs on, off, off, on, so a drift of the machine's load
+ * over the phase weighs on both sides alike.
+ */
+async function metricsOverhead(agents, procs) {
+  const [from, to] = agents;
+  let n = 0;
+  const paths = [
+    ['GET /me', '/api/v1/me', { headers: { authorization: `Bearer ${from.key}` }, expect: 200 }],
+    [
+      'POST /messages/direct',
+      '/api/v1/messages/direct',
+      {
+        method: 'POST',
+        headers: { authorization: `Bearer ${from.key}` },
+        body: () => ({ to_agent_ids: [to.id], body: `metrics overhead ${n++}` }),
+        expect: 200,
+      },
+    ],
+  ];
+  const out = [];
+  for (const [label, path, options] of paths) {
+    const runs = { on: [], off: [] };
+    for (const side of ['on', 'off', 'off', 'on']) {
+      const headers = side === 'off' ? { ...options.headers, 'x-switchboard-bench-metrics': 'off' } : options.headers;
+      runs[side].push(await closedLoop(`${label}, metrics ${side}`, path, { ...options, headers }, procs));
+    }
+    const mean = (list, field) => round(list.reduce((sum, r) => sum + r[field], 0) / list.length, 3);
+    const row = { label, errors: 0 };
+    for (const side of ['on', 'off']) {
+      row[side] = { rps: mean(runs[side], 'rps'), workerdCpuMs: mean(runs[side], 'workerdCpuMs') };
+      row.errors += runs[side].reduce((sum, r) => sum + r.errors, 0);
+    }
+    row.workerdCostPct = round(((row.on.workerdCpuMs - row.off.workerdCpuMs) / row.off.workerdCpuMs) * 100, 1);
+    out.push(row);
+  }
+  return out;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -535,6 +579,13 @@ try {
       `${c.label}: ${c.rps} req/s, workerd ${c.workerdCpuMs} ms/req, launcher ${c.launcherCpuMs} ms/req, errors ${c.errors}`,
     );
   }
+  results.metricsOverhead = await metricsOverhead(agents, procs);
+  for (const m of results.metricsOverhead) {
+    log(
+      `${m.label}: metrics on ${m.on.rps} req/s, ${m.on.workerdCpuMs} ms/req; off ${m.off.rps} req/s, ` +
+        `${m.off.workerdCpuMs} ms/req (workerd CPU ${m.workerdCostPct} %), errors ${m.errors}`,
+    );
+  }
   results.upload = await uploadMemory(api, agents, procs.launcher, PLAN.uploadBytes);
   log(`upload ${results.upload.bytes} B: ${results.upload.status}, RSS rise ${results.upload.riseMb} MB`);
   // The same bytes through a bare worker in the same Miniflare: the part of the rise that is not ours.
@@ -586,6 +637,8 @@ for (const run of [results.req49, ...(results.ramp ?? [])]) {
     problems.push(`${run.offered} req/s: ${run.errors} errors ${JSON.stringify(run.failures)}`);
 }
 for (const c of results.closed ?? []) if (c.errors > 0) problems.push(`${c.label}: ${c.errors} errors`);
+for (const m of results.metricsOverhead ?? [])
+  if (m.errors > 0) problems.push(`${m.label} (metrics on/off): ${m.errors} errors`);
 if (results.upload && !(results.upload.ok && results.upload.again.ok))
   problems.push(`upload answered ${results.upload.status}, then ${results.upload.again.status}`);
 results.problems = problems;
@@ -745,6 +798,20 @@ request, summed over the run and divided by the requests.
 | Route | req/s | × hello req/s | workerd CPU ms/req | × hello | launcher CPU ms/req | Errors |
 |---|---|---|---|---|---|---|
 ${closedRows}
+
+### The metrics middleware on the hot path
+
+The same closed loop with the request metrics counted (on) and not counted (off, a request header
+the launcher honours only in this bench), on, off, off, on for each path, on one server in one run.
+
+| Path | on req/s | off req/s | on workerd CPU ms/req | off workerd CPU ms/req | workerd CPU on vs off | Errors |
+|---|---|---|---|---|---|---|
+${(r.metricsOverhead ?? [])
+  .map(
+    (m) =>
+      `| ${m.label} | ${m.on.rps} | ${m.off.rps} | ${m.on.workerdCpuMs} | ${m.off.workerdCpuMs} | ${m.workerdCostPct} % | ${m.errors} |`,
+  )
+  .join('\n')}
 
 ### Memory during a ${r.upload.bytes / 1e6} MB upload
 

@@ -2,7 +2,9 @@
  * The data directory:
  *   state/            Miniflare persistence: Durable Object SQLite files (do/), attachments (r2/)
  *   key-pepper        the secret key of every stored API key/session hash (mode 0600, made once)
- *   run/launcher.json {pid, public_url, internal_url} of the running launcher
+ *   run/launcher.json {pid, public_url, internal_url, control_url, control_secret} of the running
+ *                     launcher (control.ts)
+ *   run/backup-*      a snapshot an online backup is packing (backup.ts)
  * Losing key-pepper invalidates every API key and session, so it is created exactly once and an
  * unreadable or damaged one stops the launcher instead of being replaced.
  */
@@ -35,7 +37,7 @@ export function prepareDataDir(layout: DataDirLayout): void {
 }
 
 /** workerd writes a blob to `.kj-tmp.<random>.partial` and renames it when complete. */
-const PARTIAL_BLOB = /^\.kj-tmp\..*\.partial$/;
+export const PARTIAL_BLOB = /^\.kj-tmp\..*\.partial$/;
 
 /**
  * Removes the partial blobs a killed workerd left in `state/r2` (an upload cut by SIGKILL): no
@@ -64,7 +66,7 @@ export function sweepPartialBlobs(layout: DataDirLayout): number {
   return removed;
 }
 
-const PEPPER_PATTERN = /^[A-Za-z0-9_-]{43,}$/;
+export const PEPPER_PATTERN = /^[A-Za-z0-9_-]{43,}$/;
 
 /** Reads the key pepper, creating it on first start. */
 export function loadOrCreatePepper(file: string): string {
@@ -92,6 +94,9 @@ export interface LauncherInfo {
   pid: number;
   public_url: string;
   internal_url: string;
+  /** The control socket (control.ts) and its per-boot secret. */
+  control_url?: string;
+  control_secret?: string;
 }
 
 export function writeLauncherInfo(layout: DataDirLayout, info: LauncherInfo): void {

@@ -8,7 +8,9 @@
  *   on stderr when it is.
  * - `SWITCHBOARD_BENCH_HELLO=1` adds a tiny worker answering `hello` at `/__bench/hello` in the
  *   same Miniflare, reached through the same front: the ceiling that benchmark results are read
- *   against (everything the self-host shell costs, none of what Switchboard's worker does).
+ *   against (everything the self-host shell costs, none of what Switchboard's worker does). It also
+ *   lets a request with `x-switchboard-bench-metrics: off` skip the metrics counting
+ *   (core/env.ts BENCH_METRICS_SWITCH), so the bench measures the hot path with and without it.
  * - `SWITCHBOARD_TEST_FAULT_POINT=<name>` (tests only, test/faults/) sets the worker's FAULT_POINT
  *   binding: the object that reaches that point logs it and holds there for a minute, so the test
  *   can SIGKILL the server at exactly that moment (durable-objects/shared/fault-point.ts). It
@@ -49,7 +51,10 @@ export function diagnosticsFromEnv(env: NodeJS.ProcessEnv): Diagnostics {
 /** Miniflare options for the opted-in aids (nothing when none is); `bindings` go to our worker. */
 export function diagnosticsMiniflareOptions(diagnostics: Diagnostics, compatibilityDate: string | undefined) {
   const shared = diagnostics.inspectorPort === undefined ? {} : { inspectorPort: diagnostics.inspectorPort };
-  const bindings = diagnostics.faultPoint === undefined ? {} : { FAULT_POINT: diagnostics.faultPoint };
+  const bindings = {
+    ...(diagnostics.faultPoint !== undefined && { FAULT_POINT: diagnostics.faultPoint }),
+    ...(diagnostics.benchHello && { BENCH_METRICS_SWITCH: '1' }),
+  };
   const workers = diagnostics.benchHello
     ? [
         {

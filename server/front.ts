@@ -48,6 +48,15 @@ export interface Front {
   listen(host: string, port: number): Promise<number>;
   /** Stops accepting, lets running requests finish for up to `graceMs`, then cuts the rest. */
   close(graceMs?: number): Promise<void>;
+  /**
+   * Holds every new request (its head is read; it waits, unanswered, before it reaches workerd)
+   * and resolves once no forwarded exchange is running. Rejects, holding nothing, when some are
+   * still running after `waitMs`. For the online backup (serve.ts): workerd can be stopped and
+   * restarted under a held front without a client seeing an error.
+   */
+  hold(waitMs: number): Promise<void>;
+  /** Lets held and new requests through again, to new workerd sockets when given. */
+  resume(targets?: { upstream: URL; direct?: URL }): void;
 }
 
 /** HSTS under TLS: a browser that once reached the console over HTTPS never tries plain HTTP. */
@@ -116,7 +125,14 @@ export function createFront(options: FrontOptions): Front {
   /** How to give up on the upstream exchange of a request whose body stalled. */
   const stalled = new WeakMap<http.ServerResponse, () => void>();
   // Keep-alive to Miniflare: one loopback connection per concurrent request, reused.
-  const agent = new http.Agent({ keepAlive: true, maxFreeSockets: 64 });
+  let agent = new http.Agent({ keepAlive: true, maxFreeSockets: 64 });
+  let upstreamUrl = options.upstream;
+  let directUrl = options.direct;
+  /** Exchanges forwarded to workerd whose answer is not over. */
+  let running = 0;
+  let whenIdle: (() => void) | undefined;
+  /** While the front holds (hold()), the requests waiting to be forwarded. */
+  let held: (() => void)[] | undefined;
 
   const handle = (req: http.IncomingMessage, res: http.ServerResponse) => {
     const path = req.url ?? '';
@@ -149,9 +165,32 @@ export function createFront(options: FrontOptions): Front {
       sendError(res, 400, 'validation_failed', 'Malformed Host header.', hsts);
       return;
     }
+    if (held) {
+      // Not read while held, so the socket guard does not blame the client for a slow body.
+      req.pause();
+      held.push(() => {
+        if (!res.destroyed) forward(req, res, host, internal);
+      });
+      return;
+    }
+    forward(req, res, host, internal);
+  };
+
+  const forward = (
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    host: string,
+    internal: Record<string, string>,
+  ) => {
+    const path = req.url ?? '';
+    running++;
+    res.once('close', () => {
+      running--;
+      if (running === 0) whenIdle?.();
+    });
     const originalUrl = `${scheme}://${host}${path}`;
-    const direct = options.direct !== undefined && isWorkerPath(originalUrl) ? options.direct : undefined;
-    const target = direct ?? options.upstream;
+    const direct = directUrl !== undefined && isWorkerPath(originalUrl) ? directUrl : undefined;
+    const target = direct ?? upstreamUrl;
 
     const requestOptions: http.RequestOptions = {
       host: target.hostname,
@@ -368,6 +407,34 @@ export function createFront(options: FrontOptions): Front {
           resolve(typeof address === 'object' && address ? address.port : port);
         });
       });
+    },
+    hold(waitMs) {
+      held ??= [];
+      if (running === 0) return Promise.resolve();
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => {
+          whenIdle = undefined;
+          this.resume();
+          reject(new Error(`requests still running after ${Math.round(waitMs / 1000)} s (a long upload?)`));
+        }, waitMs);
+        whenIdle = () => {
+          whenIdle = undefined;
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+    },
+    resume(targets) {
+      if (targets) {
+        upstreamUrl = targets.upstream;
+        directUrl = targets.direct;
+        // The pooled connections went to the old workerd.
+        agent.destroy();
+        agent = new http.Agent({ keepAlive: true, maxFreeSockets: 64 });
+      }
+      const waiting = held ?? [];
+      held = undefined;
+      for (const go of waiting) go();
     },
     close(graceMs = 5000) {
       return new Promise((resolve) => {

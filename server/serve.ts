@@ -5,9 +5,11 @@
  * flight finish, dispose Miniflare and exit 0.
  */
 import { readFileSync } from 'node:fs';
+import { HOLD_WAIT_MS, snapshotDataDir, sweepSnapshots } from './backup.js';
 import { settleCatalog } from './catalog-settle.js';
 import type { ServeConfig } from './config.js';
 import { publicUrl } from './config.js';
+import { type ControlServer, startControlServer } from './control.js';
 import {
   dataDirLayout,
   loadOrCreatePepper,
@@ -47,32 +49,38 @@ export async function serve(config: ServeConfig): Promise<void> {
   const layout = dataDirLayout(config.dataDir);
   prepareDataDir(layout);
   sweepPartialBlobs(layout);
+  sweepSnapshots(layout);
   const keyPepper = loadOrCreatePepper(layout.pepperFile);
   const frontSecret = newFrontSecret();
 
   const metrics = new HostMetrics(layout.root);
   await metrics.start();
 
-  const runtime: WorkerRuntime = await startWorkerRuntime({
-    persistRoot: layout.state,
-    keyPepper,
-    frontSecret,
-    metrics: () => metrics.read(),
-    diagnostics,
-    ...(log.json && {
-      onWorkerLog: ({ message, level }) =>
-        log.event('worker_log', message, { level: level === 'error' ? 'error' : level === 'warn' ? 'warn' : 'info' }),
-    }),
-    allowedHosts: serverNames(config.host, process.env.SWITCHBOARD_ALLOWED_HOSTS),
-  });
-
-  try {
-    // Nothing is served yet, so every upload lease left is a previous boot's, dead with it.
-    await (await runtime.retention()).releasePreviousBootUploads();
-  } catch (error) {
-    await runtime.dispose().catch(() => {});
-    throw new Error(`Cannot release the previous run's uploads: ${(error as Error).message}`);
-  }
+  const startRuntime = () =>
+    startWorkerRuntime({
+      persistRoot: layout.state,
+      keyPepper,
+      frontSecret,
+      metrics: () => metrics.read(),
+      diagnostics,
+      ...(log.json && {
+        onWorkerLog: ({ message, level }) =>
+          log.event('worker_log', message, { level: level === 'error' ? 'error' : level === 'warn' ? 'warn' : 'info' }),
+      }),
+      allowedHosts: serverNames(config.host, process.env.SWITCHBOARD_ALLOWED_HOSTS),
+    });
+  // Nothing is served yet, so every upload lease left is a previous boot's (or, after a snapshot,
+  // the stopped workerd's), dead with it.
+  const releaseUploads = async (started: WorkerRuntime) => {
+    try {
+      await (await started.retention()).releasePreviousBootUploads();
+    } catch (error) {
+      await started.dispose().catch(() => {});
+      throw new Error(`Cannot release the previous run's uploads: ${(error as Error).message}`);
+    }
+  };
+  let runtime: WorkerRuntime = await startRuntime();
+  await releaseUploads(runtime);
   try {
     await settleCatalog(runtime);
   } catch (error) {
@@ -97,6 +105,49 @@ export async function serve(config: ServeConfig): Promise<void> {
   }
   const url = publicUrl(config.host, port, tls !== undefined);
 
+  // An online backup's snapshot (backup.ts): with the front holding new requests and none running,
+  // workerd stops, so no SQLite file or alarm writes while the files are copied; then it starts
+  // again on the same state and the held requests go through.
+  const snapshot = async () => {
+    await front.hold(HOLD_WAIT_MS);
+    const paused = performance.now();
+    try {
+      await runtime.dispose();
+      let dir: string;
+      try {
+        dir = snapshotDataDir(layout);
+      } finally {
+        try {
+          runtime = await startRuntime();
+          ownSignals();
+          await releaseUploads(runtime);
+        } catch (error) {
+          // Without workerd the server cannot serve: exit, so the service manager restarts it.
+          log.event('fatal', `Switchboard: cannot restart the worker after a snapshot: ${(error as Error).message}`, {
+            level: 'error',
+            stream: 'stderr',
+          });
+          process.exit(1);
+        }
+      }
+      const pausedMs = Math.round(performance.now() - paused);
+      log.event('snapshot', `Switchboard: backup snapshot taken (requests held for ${pausedMs} ms).`, {
+        fields: { paused_ms: pausedMs },
+      });
+      return { dir };
+    } finally {
+      front.resume({ upstream: runtime.url, direct: runtime.directUrl });
+    }
+  };
+  let control: ControlServer;
+  try {
+    control = await startControlServer({ snapshot });
+  } catch (error) {
+    await front.close(0);
+    await runtime.dispose().catch(() => {});
+    throw new Error(`Cannot open the control socket: ${(error as Error).message}`);
+  }
+
   let shuttingDown = false;
   const shutdown = async (signal: NodeJS.Signals) => {
     if (shuttingDown) {
@@ -109,6 +160,7 @@ export async function serve(config: ServeConfig): Promise<void> {
       fields: { signal },
     });
     await front.close();
+    await control.close();
     await runtime.dispose().catch(() => {});
     removeLauncherInfo(layout);
     if (log.json) log.event('stopped', 'Switchboard: stopped.');
@@ -116,10 +168,14 @@ export async function serve(config: ServeConfig): Promise<void> {
   };
   // Miniflare installs SIGINT/SIGTERM handlers that kill workerd and exit at once with 130/143,
   // cutting requests in flight; the launcher owns the process and shuts down in order instead.
-  process.removeAllListeners('SIGINT');
-  process.removeAllListeners('SIGTERM');
-  process.on('SIGINT', shutdown);
-  process.on('SIGTERM', shutdown);
+  // Each start of Miniflare installs them again (snapshot above).
+  const ownSignals = () => {
+    process.removeAllListeners('SIGINT');
+    process.removeAllListeners('SIGTERM');
+    process.on('SIGINT', shutdown);
+    process.on('SIGTERM', shutdown);
+  };
+  ownSignals();
 
   try {
     const outcome = await ensureFirstAdmin(await runtime.registry(), config.adminPassword, url);
@@ -144,11 +200,18 @@ export async function serve(config: ServeConfig): Promise<void> {
     }
   } catch (error) {
     await front.close(0);
+    await control.close();
     await runtime.dispose().catch(() => {});
     throw error;
   }
 
-  writeLauncherInfo(layout, { pid: process.pid, public_url: url, internal_url: runtime.url.origin });
+  writeLauncherInfo(layout, {
+    pid: process.pid,
+    public_url: url,
+    internal_url: runtime.url.origin,
+    control_url: control.url,
+    control_secret: control.secret,
+  });
   log.event('listening', `Switchboard listening on ${url}`, { fields: { url, tls: tls !== undefined } });
   if (log.json) log.raw(`Switchboard listening on ${url}\n`);
 }

@@ -29,7 +29,7 @@ import { jsonBody } from './middleware/json-body.js';
 import { frontGuard, requestContext } from './middleware/request-context.js';
 import { sameOriginWrites } from './middleware/same-origin.js';
 import { API_BASE, buildOpenApiDocument, routeFor } from './openapi.js';
-import { mountOperations, requestMetrics } from './operations.js';
+import { mountOperations, requestMetrics, uncounted } from './operations.js';
 
 /**
  * The first issue as structured details: the field path, zod's issue kind as the stable reason
@@ -193,7 +193,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
         c,
       } as never);
       if (output instanceof Response) return output;
-      countEvents(op.id, output);
+      if (!uncounted(c)) countEvents(op.id, output);
       return c.json(output as object, status);
     }) as never);
   }

@@ -4,6 +4,7 @@
  * `/metrics` the Prometheus text (metrics.ts), behind the administrator's scrape token.
  */
 import type { OpenAPIHono } from '@hono/zod-openapi';
+import type { Context } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import { ApiError } from '../core/contract/errors.js';
 import { registry, retention } from '../core/stubs.js';
@@ -14,7 +15,16 @@ import { countRequest, renderMetrics } from './metrics.js';
  * Counts every answer by method, route pattern (never the raw path, so the label set stays
  * bounded) and status class, and its duration.
  */
+/** The bench's request header (core/env.ts BENCH_METRICS_SWITCH); ignored everywhere else. */
+export const BENCH_METRICS_HEADER = 'x-switchboard-bench-metrics';
+
+/** True only for a bench request that asked not to be counted. */
+export function uncounted(c: Context<AppEnv>): boolean {
+  return c.env.BENCH_METRICS_SWITCH === '1' && c.req.header(BENCH_METRICS_HEADER) === 'off';
+}
+
 export const requestMetrics = createMiddleware<AppEnv>(async (c, next) => {
+  if (uncounted(c)) return next();
   const started = performance.now();
   try {
     await next();

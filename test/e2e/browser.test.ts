@@ -304,6 +304,36 @@ describe('the console', () => {
     await context.close();
   });
 
+  it('creates the metrics token once shown, and turns metrics off (operations.md, "Metrics")', async () => {
+    const context = await newContext(browser);
+    const page = await context.newPage();
+    await signIn(page, server.url, server.adminPassword as string);
+    await page.getByRole('link', { name: 'Settings' }).click();
+    await page.getByRole('heading', { level: 2, name: 'Metrics' }).waitFor();
+    const scrape = (token: string) =>
+      api(server, 'GET', '/metrics', { absolutePath: true, headers: { authorization: `Bearer ${token}` } });
+
+    await page.getByTestId('metrics-create').click();
+    const ask = await openedDialog(page, 'sb-metrics-token sb-confirm', 'Create a metrics token?');
+    await ask.getByRole('button', { name: 'Create token' }).click();
+    const shown = page.getByTestId('metrics-token');
+    await shown.waitFor();
+    const token = ((await shown.textContent()) ?? '').trim();
+    expect(token).toMatch(/^sbm_/);
+    const ok = await scrape(token);
+    expect(ok.status, ok.text).toBe(200);
+    expect(ok.text).toContain('switchboard_build_info');
+    await page.getByRole('button', { name: 'Hide token' }).click();
+    expect(await shown.count()).toBe(0);
+
+    await page.getByTestId('metrics-delete').click();
+    const off = await openedDialog(page, 'sb-metrics-token sb-confirm', 'Turn metrics off?');
+    await off.getByRole('button', { name: 'Turn metrics off' }).click();
+    await page.locator('sb-toasts [data-toast]', { hasText: 'Metrics are off. The token was deleted.' }).waitFor();
+    expect((await scrape(token)).status).toBe(404);
+    await context.close();
+  });
+
   it('works on a phone-sized screen', async () => {
     const context = await newContext(browser, {
       viewport: { width: 390, height: 844 },

@@ -24,6 +24,7 @@ import { toast } from '../toast.js';
 import type { SbConfirm } from './sb-confirm.js';
 import './sb-cleanup-status.js';
 import './sb-confirm.js';
+import './sb-metrics-token.js';
 
 type SettingsAnswer = ResponseOf<'getSettings'>;
 
@@ -88,7 +89,7 @@ function shown(key: LimitKey, value: number): string {
   return bytesToMb(value).replace('.', mark ?? '.');
 }
 
-/** Every global limit (REQ-28, REQ-55), then the settings revision and cleanup state. */
+/** Every global limit (REQ-28, REQ-55), then the settings revision, cleanup state and the metrics token. */
 @localized()
 @customElement('sb-settings')
 export class SbSettings extends LitElement {
@@ -258,7 +259,8 @@ export class SbSettings extends LitElement {
               <dd data-testid="settings-revision">${a.settings_revision}</dd>
             </dl>
             <h2>${msg('Cleanup')}</h2>
-            <sb-cleanup-status .status=${a.cleanup}></sb-cleanup-status>`;
+            <sb-cleanup-status .status=${a.cleanup}></sb-cleanup-status>
+            <sb-metrics-token></sb-metrics-token>`;
   }
 }
 
