@@ -1,8 +1,9 @@
 /**
  * The `switchboard` command's entry. It loads almost nothing itself, because agents start it on
- * every poll and MCP clients give `switchboard mcp` about a second: `--version` and `mcp` (with
- * the options it documents) start without commander or the registry; everything else, and any
- * form of those the quick reading below does not recognise, goes to the full program (cli/run.ts).
+ * every poll and MCP clients give `switchboard mcp` about a second: `--version`, `mcp` (with
+ * the options it documents) and a bare `inbox` start without commander or the registry; everything
+ * else, and any form of those the quick reading below does not recognise, goes to the full program
+ * (cli/run.ts).
  */
 import { VERSION } from '../client/version.js';
 import { quickRoute } from './quick-route.js';
@@ -23,5 +24,14 @@ if (route.kind === 'version') {
     env: process.env,
   });
 } else {
-  await import('./run.js');
+  const quick = route.kind === 'inbox' ? await import('./quick-inbox.js') : undefined;
+  const op = quick?.builtInboxOperation();
+  if (quick && op) {
+    process.exitCode = await quick.runQuickInbox(op, {
+      ...(route.kind === 'inbox' && route.profile !== undefined && { profile: route.profile }),
+      env: process.env,
+      stdout: process.stdout,
+      stderr: process.stderr,
+    });
+  } else await import('./run.js');
 }

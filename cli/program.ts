@@ -4,7 +4,7 @@
  */
 import { Command, CommanderError } from 'commander';
 import type { Env } from '../client/config.js';
-import { EXIT, LocalError } from '../client/errors.js';
+import { EXIT } from '../client/errors.js';
 import { VERSION } from '../client/version.js';
 import { operationList } from '../core/contract/index.js';
 import type { OperationDef } from '../core/contract/registry.js';
@@ -12,6 +12,7 @@ import { registerConfigCommands } from './commands/config.js';
 import { executeAndPrint, printJson } from './commands/execute.js';
 import { registerHookCommand } from './commands/hook.js';
 import { type CommandRuntime, type GeneratedCommand, registerOperationCommands } from './commands/operations.js';
+import { reportFailure } from './lib/outcome.js';
 import type { InputStream } from './lib/terminal.js';
 
 export interface ProgramIo {
@@ -98,14 +99,6 @@ export async function runCli(program: Program, argv: readonly string[], io: Pick
       // Commander has printed its message (and help) already.
       return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
     }
-    if (error instanceof LocalError) {
-      io.stderr.write(`switchboard: ${error.message}\n`);
-      return error.exitCode;
-    }
-    const message = error instanceof Error ? error.message : String(error);
-    io.stderr.write(`switchboard: internal error: ${message}\n`);
-    if (io.env.SWITCHBOARD_DEBUG && error instanceof Error) io.stderr.write(`${error.stack}\n`);
-    else io.stderr.write('switchboard: set SWITCHBOARD_DEBUG=1 for details\n');
-    return EXIT.internal;
+    return reportFailure(error, io);
   }
 }

@@ -8,7 +8,9 @@ import type { ClientErrorBody } from '../core/contract/models.js';
 import type { OperationDef } from '../core/contract/registry.js';
 import { configError, LocalError, usageError } from './errors.js';
 import type { SplitInput } from './fields.js';
-import { type DownloadResult, type FileAccess, saveDownload, userFiles } from './files.js';
+// Types only: the file code (and the zod it brings) loads when a call sends or saves a file, so a
+// plain JSON call such as a cold `switchboard inbox` starts without it.
+import type { DownloadResult, FileAccess } from './files.js';
 import { VERSION } from './version.js';
 
 export const API_BASE = '/api/v1';
@@ -19,8 +21,11 @@ export interface Connection {
   cookie?: string;
 }
 
+/** What a call needs of its operation (the registry's entry, or the build's copy of it). */
+export type HttpOperation = Pick<OperationDef, 'id' | 'method' | 'path' | 'role' | 'body' | 'upload' | 'rawResponse'>;
+
 export interface HttpCall {
-  op: OperationDef;
+  op: HttpOperation;
   input: SplitInput;
   /** A local file to send as the multipart `file` part (upload operations). */
   filePath?: string;
@@ -42,7 +47,7 @@ export type HttpResult =
   | { kind: 'download'; status: number; data: DownloadResult; setCookies: string[] }
   | { kind: 'error'; status: number; body: ApiErrorBody; setCookies: string[] };
 
-export function buildUrl(base: string, op: OperationDef, input: SplitInput): string {
+export function buildUrl(base: string, op: HttpOperation, input: SplitInput): string {
   const path = op.path.replace(/\{(\w+)\}/g, (_, name: string) => {
     const value = input.params[name];
     if (value === undefined) throw usageError(`missing ${name}`, name);
@@ -84,7 +89,7 @@ function unreachable(base: string, error: unknown, timeoutMs: number | undefined
   return new LocalError('unreachable', `cannot reach ${base}: ${reason}`);
 }
 
-function credentials(op: OperationDef, connection: Connection): Record<string, string> {
+function credentials(op: HttpOperation, connection: Connection): Record<string, string> {
   if (op.role === 'agent') {
     if (!connection.apiKey) {
       throw configError(
@@ -106,7 +111,7 @@ async function requestBody(call: HttpCall): Promise<{ body?: BodyInit; type?: st
   const { op } = call;
   if (call.filePath !== undefined) {
     if (!op.upload) throw usageError(`${op.id} does not take a file`);
-    const upload = await (call.files ?? userFiles).openUpload(call.filePath);
+    const upload = await (call.files ?? (await import('./files.js')).userFiles).openUpload(call.filePath);
     const form = new FormData();
     form.append('metadata', JSON.stringify(call.input.body));
     form.append('file', upload.blob, upload.filename);
@@ -235,6 +240,7 @@ export async function callOperation(call: HttpCall, connection: Connection): Pro
   const setCookies = response.headers.getSetCookie();
   if (!response.ok) return { kind: 'error', status: response.status, body: await errorBody(response), setCookies };
   if (call.download && fetched) {
+    const { saveDownload } = await import('./files.js');
     const data = await saveDownload(fetched, call.download.outPath, call.download.overwrite, call.files);
     return { kind: 'download', status: response.status, data, setCookies };
   }

@@ -5,14 +5,13 @@
  */
 import type { z } from '@hono/zod-openapi';
 import type { OperationDef } from '../core/contract/registry.js';
-import { type Env, type Resolved, resolveProfile, updateProfile } from './config.js';
-import { applySetCookies } from './cookies.js';
-import { configError, usageError } from './errors.js';
+import { usageError } from './errors.js';
 import { type FieldInfo, operationFields, type SplitInput, splitInput } from './fields.js';
 import { type FileAccess, userFiles } from './files.js';
-import { type ApiErrorBody, callOperation } from './http.js';
 import { countRejected } from './rejected.js';
+import { type InvokeContext, type Outcome, sendOperation } from './send.js';
 
+export type { InvokeContext, Outcome };
 // Lives in a file without `node:` imports, shared with the worker's remote MCP server.
 export { countRejected };
 
@@ -26,18 +25,6 @@ export interface InvokeRequest {
   /** How local paths are opened: the MCP server confines them; the CLI uses them as given. */
   files?: FileAccess;
 }
-
-export interface InvokeContext {
-  /** `--profile`, when given. */
-  profile?: string;
-  env: Env;
-}
-
-export type Outcome =
-  | { ok: true; status: number; data: unknown; items: number; rejected: number }
-  | { ok: false; status: number; error: ApiErrorBody };
-
-const DEFAULT_TIMEOUT_MS = 30_000;
 
 function validatePart(schema: z.ZodType | undefined, values: Record<string, unknown>): Record<string, unknown> {
   if (!schema) return values;
@@ -61,22 +48,6 @@ export function validateInput(op: OperationDef, fields: readonly FieldInfo[], va
   return checked;
 }
 
-function timeoutFor(request: InvokeRequest, env: Env): number | undefined {
-  const configured = Number(env.SWITCHBOARD_TIMEOUT_MS);
-  if (env.SWITCHBOARD_TIMEOUT_MS && Number.isFinite(configured) && configured > 0) return configured;
-  // A file transfer may legitimately take long; its progress is bounded by the server instead.
-  return request.filePath !== undefined || request.op.rawResponse ? undefined : DEFAULT_TIMEOUT_MS;
-}
-
-function rememberCookies(resolved: Resolved, setCookies: readonly string[]): void {
-  const jar = applySetCookies(resolved.adminCookie, setCookies);
-  if (jar === resolved.adminCookie) return;
-  updateProfile(resolved.configPath, resolved.profileName, {
-    ...(!resolved.stored && { url: resolved.url }),
-    admin_cookie: jar,
-  });
-}
-
 export async function invokeOperation(request: InvokeRequest, context: InvokeContext): Promise<Outcome> {
   const { op } = request;
   const input = validateInput(op, operationFields(op), request.values);
@@ -90,31 +61,14 @@ export async function invokeOperation(request: InvokeRequest, context: InvokeCon
     };
   }
 
-  const resolved = resolveProfile(context.profile, context.env);
-  if (!resolved.url) {
-    throw configError(
-      `no server URL for profile "${resolved.profileName}": run \`switchboard login --url URL --key KEY\` or set SWITCHBOARD_URL`,
-    );
-  }
-  const result = await callOperation(
+  return sendOperation(
     {
       op,
       input,
       ...(request.filePath !== undefined && { filePath: request.filePath }),
       ...(download && { download }),
       ...(request.files && { files: request.files }),
-      timeoutMs: timeoutFor(request, context.env),
     },
-    {
-      url: resolved.url,
-      ...(resolved.apiKey !== undefined && { apiKey: resolved.apiKey }),
-      ...(resolved.adminCookie !== undefined && { cookie: resolved.adminCookie }),
-    },
+    context,
   );
-  // Only the administrator session lives in cookies; agent calls never change the profile.
-  if (op.role !== 'agent' && result.setCookies.length > 0) rememberCookies(resolved, result.setCookies);
-
-  if (result.kind === 'error') return { ok: false, status: result.status, error: result.body };
-  const data = result.kind === 'download' ? { ...input.params, ...result.data } : result.data;
-  return { ok: true, status: result.status, data, ...countRejected(data) };
 }

@@ -9,7 +9,8 @@
 // `switchboard mcp` answers `initialize` and `tools/list` before it loads the SDK and the registry
 // (mcp/stdio.ts): those answers are recorded here by asking the full server itself (mcp/listing.ts,
 // bundled on its own into a temporary file and run), and built into the bundle as
-// __SWITCHBOARD_MCP_LISTING__.
+// __SWITCHBOARD_MCP_LISTING__. A cold `switchboard inbox` (cli/quick-inbox.ts) gets the registry's
+// method, path and role of that operation the same way, as __SWITCHBOARD_QUICK_INBOX__.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, sep } from 'node:path';
@@ -56,18 +57,26 @@ const shared = {
 
 const recorderDir = mkdtempSync(join(tmpdir(), 'switchboard-mcp-listing-'));
 let listing;
+let quickInbox;
 try {
   const recorder = join(recorderDir, 'record.mjs');
   const { outputFiles } = await build({
     ...shared,
-    stdin: { contents: "export { recordListing } from './mcp/listing.ts';", resolveDir: process.cwd(), loader: 'ts' },
+    stdin: {
+      contents:
+        "export { recordListing } from './mcp/listing.ts'; export { operations } from './core/contract/index.ts';",
+      resolveDir: process.cwd(),
+      loader: 'ts',
+    },
     outfile: recorder,
     write: false,
     sourcemap: false,
   });
   writeFileSync(recorder, outputFiles[0].contents);
-  const { recordListing } = await import(pathToFileURL(recorder).href);
-  listing = await recordListing();
+  const recorded = await import(pathToFileURL(recorder).href);
+  listing = await recorded.recordListing();
+  const { id, method, path, role } = recorded.operations.getInbox;
+  quickInbox = { id, method, path, role };
 } finally {
   rmSync(recorderDir, { recursive: true, force: true });
 }
@@ -79,5 +88,8 @@ await build({
   outExtension: { '.js': '.mjs' },
   splitting: true,
   chunkNames: 'chunks/[name]-[hash]',
-  define: { __SWITCHBOARD_MCP_LISTING__: JSON.stringify(JSON.stringify(listing)) },
+  define: {
+    __SWITCHBOARD_MCP_LISTING__: JSON.stringify(JSON.stringify(listing)),
+    __SWITCHBOARD_QUICK_INBOX__: JSON.stringify(JSON.stringify(quickInbox)),
+  },
 });

@@ -58,8 +58,8 @@ interface Row {
   ack: Mark;
   send: Mark;
   fileOut: Mark;
-  wrongKey: Mark;
-  wrongAddress: Mark;
+  wrongKey: string;
+  wrongAddress: string;
 }
 const rows = new Map<string, Partial<Row>>();
 const row = (client: ClientName, transport: Transport) => {
@@ -69,10 +69,14 @@ const row = (client: ClientName, transport: Transport) => {
 };
 const extra = new Map<string, Record<string, Mark>>();
 
+/** A session that has not ended by then is killed (and its cells show what it did until then). */
+const SESSION_LIMIT_MS = 150_000;
+
 interface Run {
   code: number | null;
   output: string;
   requests: Recorded[];
+  ms: number;
 }
 
 async function agent(host = hostId) {
@@ -99,20 +103,63 @@ function session(transport: Transport, agentKey: string, prompt: string, home?: 
 function run(client: ClientName, s: Session, script: Parameters<ModelServer['script']>[1]): Promise<Run> {
   model.script(s.modelKey, script);
   const { command, args, env } = CLIENTS[client](s);
-  const child = spawn(command, args, { cwd: s.work, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  // Its own process group, so that what it started (switchboard mcp, mcp-remote) ends with it:
+  // a leftover child holding the pipes would keep the session open.
+  const child = spawn(command, args, { cwd: s.work, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const killGroup = () => {
+    try {
+      process.kill(-(child.pid as number), 'SIGKILL');
+    } catch {
+      // Already gone.
+    }
+  };
   let output = '';
+  const started = Date.now();
   child.stdout.setEncoding('utf8').on('data', (t: string) => (output += t));
   child.stderr.setEncoding('utf8').on('data', (t: string) => (output += t));
+  let exitCode: number | null = null;
   return new Promise((done) => {
-    const timer = setTimeout(() => child.kill('SIGKILL'), 150_000);
-    child.on('close', (code) => {
+    const timer = setTimeout(killGroup, SESSION_LIMIT_MS);
+    child.on('exit', (code) => {
+      exitCode = code;
+      killGroup();
+    });
+    child.on('close', () => {
       clearTimeout(timer);
-      done({ code, output, requests: model.requests.filter((r) => r.key === s.modelKey) });
+      const ms = Date.now() - started;
+      const requests = model.requests.filter((r) => r.key === s.modelKey);
+      if (process.env.SWITCHBOARD_CLIENTS_DEBUG) {
+        console.log(`${client}/${s.transport}: exit ${exitCode} after ${ms} ms`);
+        for (const r of requests.filter((q) => !q.side)) {
+          const last = r.exchanges.at(-1);
+          console.log(
+            `  ${r.tools.length} tools; ${r.exchanges.length} results; last ${last?.tool}: ${last?.result.slice(0, 300)}`,
+          );
+        }
+      }
+      done({ code: exitCode, output, requests, ms });
     });
   });
 }
 
 const mark = (ok: boolean): Mark => (ok ? '✓' : '✗');
+
+/** What the clients print instead of our error, when they do not pass it on (matched in their output). */
+const CLIENT_TEXTS = [/Auth required/, /MCP issues detected/, /connection closed: initialize response/];
+
+/**
+ * A refused request, as the person and the model meet it: ✓ when the client's output carries our
+ * error code; otherwise what it printed instead (or that it printed nothing), and whether the
+ * model still had our tools (a URL client that fails `initialize` starts without them).
+ */
+function refusalShown(result: Run, code: string): string {
+  if (result.output.includes(code)) return '✓';
+  const tools = result.requests.some((q) =>
+    Object.keys(q.toolSizes).some((name) => OUR_TOOLS.some((t) => name.endsWith(t) && name !== t)),
+  );
+  const instead = CLIENT_TEXTS.map((re) => re.exec(result.output)?.[0]).find(Boolean);
+  return `✗ ${instead ? `“${instead}”` : 'nothing shown'}${tools ? '' : ', no tools'}`;
+}
 
 /** Our tools as the client showed them to the model: how many, and their size in characters. */
 function listing(requests: Recorded[]): { listed: string; shown: string } {
@@ -148,7 +195,7 @@ async function sendWithFile(fromKey: string, toId: string, body: string, content
 const inbox = async (key: string) => (await api(server, 'GET', '/inbox', { key })).body;
 
 beforeAll(async () => {
-  [server, model] = await Promise.all([startServer(), startModelServer()]);
+  [server, model] = await Promise.all([startServer({ readyTimeoutMs: 90_000 }), startModelServer()]);
   cookie = await adminLogin(server);
   hostId = (await createHost(server, cookie, ['127.0.0.1', '::1'])).host_id;
   foreignHostId = (await createHost(server, cookie, ['192.0.2.10'])).host_id;
@@ -221,7 +268,7 @@ describe.concurrent('every client over every transport', () => {
           const s = session(transport, me.key, PROMPT);
           const result = await run(client, s, probe());
           const code = wrong === 'key' ? 'unauthenticated' : 'source_ip_denied';
-          row(client, transport)[wrong === 'key' ? 'wrongKey' : 'wrongAddress'] = mark(result.output.includes(code));
+          row(client, transport)[wrong === 'key' ? 'wrongKey' : 'wrongAddress'] = refusalShown(result, code);
           if (process.env.SWITCHBOARD_CLIENTS_DEBUG) console.log(client, transport, wrong, result.output.slice(-1500));
         });
       }

@@ -5,11 +5,14 @@
  */
 import { chmodSync, copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import { installDir } from './install.mjs';
 import type { Transport } from './scenario.js';
 
 export const SUITE = import.meta.dirname;
 export const ROOT = resolve(SUITE, '../..');
-const BIN = join(SUITE, 'node_modules/.bin');
+/** Where install.mjs put the clients (a cache outside the clone, one folder per lockfile). */
+const MODULES = join(installDir(), 'node_modules');
+const BIN = join(MODULES, '.bin');
 export const SKILL = join(ROOT, 'docs/skills/switchboard/SKILL.md');
 
 export type ClientName = 'claude' | 'codex' | 'gemini' | 'qwen' | 'pi';
@@ -32,7 +35,7 @@ export const LABELS: Record<ClientName, string> = {
 };
 
 export function version(name: keyof typeof PACKAGES): string {
-  const pkg = JSON.parse(readFileSync(join(SUITE, 'node_modules', PACKAGES[name], 'package.json'), 'utf8'));
+  const pkg = JSON.parse(readFileSync(join(MODULES, PACKAGES[name], 'package.json'), 'utf8'));
   return pkg.version as string;
 }
 
@@ -125,7 +128,8 @@ function mcpServersEntry(session: Session, urlKey: 'url' | 'httpUrl', extra: Rec
 }
 
 const hookCommand = (every?: number) => `switchboard hook${every === undefined ? '' : ` --every ${every}`}`;
-const hookEntry = (command: string) => [{ hooks: [{ type: 'command', command, timeout: 30 }] }];
+/** A hook entry; `timeout` is in seconds for Claude Code and in milliseconds for Gemini CLI and Qwen Code. */
+const hookEntry = (command: string, timeout: number) => [{ hooks: [{ type: 'command', command, timeout }] }];
 
 export function claude(session: Session): Command {
   profile(session);
@@ -146,9 +150,9 @@ export function claude(session: Session): Command {
       settings,
       JSON.stringify({
         hooks: {
-          SessionStart: hookEntry(hookCommand()),
-          UserPromptSubmit: hookEntry(hookCommand()),
-          Stop: hookEntry(hookCommand(0)),
+          SessionStart: hookEntry(hookCommand(), 30),
+          UserPromptSubmit: hookEntry(hookCommand(), 30),
+          Stop: hookEntry(hookCommand(0), 30),
         },
       }),
     );
@@ -226,9 +230,9 @@ function geminiSettings(session: Session, dir: string, auth: string, stopEvent: 
   };
   if (session.hooks) {
     settings.hooks = {
-      SessionStart: hookEntry(hookCommand()),
-      [contextEvent]: hookEntry(hookCommand()),
-      [stopEvent]: hookEntry(hookCommand(0)),
+      SessionStart: hookEntry(hookCommand(), 30_000),
+      [contextEvent]: hookEntry(hookCommand(), 30_000),
+      [stopEvent]: hookEntry(hookCommand(0), 30_000),
     };
   }
   write(join(session.home, dir, 'settings.json'), JSON.stringify(settings, null, 2));

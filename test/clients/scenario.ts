@@ -18,20 +18,33 @@ function field(text: string, name: string): string | undefined {
   return new RegExp(`"${name}"\\s*:\\s*"([^"]+)"`).exec(text)?.[1];
 }
 
-/** A call to our tool `base`, loading it through the client's tool search when it is deferred. */
+/** Clients cap one search's results (Qwen Code at 20). */
+const SEARCH_PAGE = 20;
+const MAX_SEARCHES = 4;
+
+/**
+ * A call to our tool `base`. Deferred tools (the names the client listed in its prompt but not as
+ * tools) are loaded through the client's tool search first, all of them, a page per search, so the
+ * listing the suite measures is the whole one.
+ */
 function call(turn: Turn, base: string, args: Record<string, unknown>): Step {
+  const search = turn.tools.find(isSearch);
+  const searched = turn.exchanges.filter((e) => isSearch(e.tool)).length;
+  const deferred = [...new Set(turn.text.match(/mcp__switchboard__[a-z_]+/g) ?? [])].filter(
+    (name) => !turn.tools.includes(name),
+  );
+  if (search && deferred.length > 0 && searched < MAX_SEARCHES) {
+    return {
+      tool: search,
+      args: { query: `select:${deferred.slice(0, SEARCH_PAGE).join(',')}`, max_results: SEARCH_PAGE },
+    };
+  }
   const name = findTool(
     turn.tools.filter((t) => !/^(send_message|list_directory)$/.test(t)),
     base,
   );
   if (name) return { tool: name, args };
-  const search = turn.tools.find(isSearch);
-  const searched = turn.exchanges.filter((e) => isSearch(e.tool)).length;
-  if (search && searched < 2) {
-    const deferred = [...new Set(turn.text.match(/mcp__switchboard__[a-z_]+/g) ?? [])];
-    const query = deferred.length > 0 ? `select:${deferred.join(',')}` : 'switchboard';
-    return { tool: search, args: { query, max_results: 20 } };
-  }
+  if (search && searched < 2) return { tool: search, args: { query: 'switchboard', max_results: SEARCH_PAGE } };
   return { text: `I have no Switchboard tool ${base} (tools: ${turn.tools.join(', ')})` };
 }
 

@@ -136,6 +136,21 @@ describe('agent round trip', () => {
 
     const after = await runCli(['inbox'], as('bob'));
     expect(after.json).toMatchObject({ unread: 0, claimable: 0, leased: 0 });
+    // A bare `inbox` takes the entry's quick path (cli/quick-inbox.ts): the same answer as the
+    // full program's, and the same error line, JSON body and exit code.
+    const full = await runCli(['inbox', '--kind', 'private'], as('bob'));
+    expect(after.stdout).toBe(full.stdout);
+    const wrongKey = {
+      env: { SWITCHBOARD_CONFIG: tempConfig(), SWITCHBOARD_URL: server.url, SWITCHBOARD_API_KEY: `${bob.key}x` },
+    };
+    const [quick, slow] = await Promise.all([
+      runCli(['inbox'], wrongKey),
+      runCli(['inbox', '--kind', 'private'], wrongKey),
+    ]);
+    expect(quick.code).toBe(EXIT.request);
+    expect(slow.code).toBe(EXIT.request);
+    expect(quick.stderr).toMatch(/unauthenticated \(HTTP 401\)/);
+    expect(quick.stderr.replace(/req_[\w-]+/g, 'req')).toBe(slow.stderr.replace(/req_[\w-]+/g, 'req'));
 
     const channel = inbox.json.channels[0].channel_id as string;
     const history = await runCli(['history', channel], as('bob'));

@@ -49,7 +49,7 @@ describe('stdio framing', () => {
 });
 
 describe('the quick command line', () => {
-  it('takes --version and mcp with its documented options, and leaves everything else to commander', () => {
+  it('takes --version, mcp with its documented options and a bare inbox, and leaves everything else to commander', () => {
     expect(quickRoute(['--version'])).toEqual({ kind: 'version' });
     expect(quickRoute(['-V'])).toEqual({ kind: 'version' });
     expect(quickRoute(['mcp'])).toEqual({ kind: 'mcp', allowDirs: [] });
@@ -59,9 +59,16 @@ describe('the quick command line', () => {
       allowDirs: ['/a', '/b'],
     });
     expect(quickRoute(['mcp', '--profile=codex'])).toEqual({ kind: 'mcp', profile: 'codex', allowDirs: [] });
+    expect(quickRoute(['inbox'])).toEqual({ kind: 'inbox' });
+    expect(quickRoute(['--profile', 'pi', 'inbox'])).toEqual({ kind: 'inbox', profile: 'pi' });
+    expect(quickRoute(['inbox', '--profile=pi'])).toEqual({ kind: 'inbox', profile: 'pi' });
     for (const args of [
       [],
-      ['inbox'],
+      ['inbox', '--kind', 'group'],
+      ['inbox', '--allow-dir', '/a'],
+      ['inbox', 'mcp'],
+      ['mcp', 'inbox'],
+      ['inbox', '--help'],
       ['--version', 'mcp'],
       ['mcp', '--help'],
       ['mcp', 'extra'],
