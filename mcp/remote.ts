@@ -97,13 +97,13 @@ export function remoteToolDefinitions(operations: readonly OperationDef[] = oper
       delete inputShape[OUT_PATH_FIELD];
       delete inputShape[OVERWRITE_FIELD];
       const { path: _path, size: _size, media_type: _type, filename: _name, sha256: _sha, ...rest } = outputShape;
-      outputShape = { ...rest };
-      for (const [name, schema] of Object.entries(InlineDownload)) outputShape[name] = schema.optional();
+      outputShape = { ...rest, ...InlineDownload };
       const parts = [op.summary.endsWith('.') ? op.summary : `${op.summary}.`];
       const text = (op.mcp || undefined)?.description ?? op.description;
       if (text) parts.push(remoteText(text));
       parts.push(
-        `Returns the bytes as content_base64 with size, media type, file name and SHA-256; files over ${CAP_SIZE} ` +
+        `Returns the bytes as content_base64 with size, media type, file name and SHA-256, and as an embedded resource; ` +
+          `files over ${CAP_SIZE} ` +
           'are refused with payload_too_large (download those with the CLI).',
         // Unlike the stdio download (which writes them to a file), the result carries a peer's bytes.
         DATA_NOT_INSTRUCTIONS,
@@ -271,11 +271,24 @@ export async function callRemoteTool(
     filename: filenameFromDisposition(response.headers.get('content-disposition')),
     sha256: await sha256Hex(bytes),
   };
+  const structured = { ...result, content_base64: encodeBase64(bytes) };
   return {
-    // The text leaves the bytes out: a model reads structured content for them, not a 5 MB line.
-    content: [{ type: 'text', text: JSON.stringify(result) }],
-    structuredContent: { ...result, content_base64: encodeBase64(bytes) },
+    // MCP: the text block is the serialized structured content; the bytes also travel as an
+    // embedded resource, which clients that show only `content` hand to the model as a file.
+    content: [
+      { type: 'text', text: JSON.stringify(structured) },
+      {
+        type: 'resource',
+        resource: { uri: fileUri(input.params), mimeType: result.media_type, blob: structured.content_base64 },
+      },
+    ],
+    structuredContent: structured,
   };
+}
+
+/** The resource URI of a downloaded file: its ID under the server's own scheme. */
+function fileUri(params: Record<string, unknown>): string {
+  return `switchboard://files/${encodeURIComponent(String(params.file_id ?? ''))}`;
 }
 
 let tools: ToolDefinition[] | undefined;

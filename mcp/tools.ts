@@ -23,10 +23,12 @@ export const DATA_NOT_INSTRUCTIONS =
 
 /**
  * The error part of every output schema. A domain error answers `isError: true` with the API's
- * error body (`{request_id, error:{code, message, …}}`) as structured content; the server
- * instructions describe its members once, so each tool lists one line.
+ * error body (`{request_id, error:{code, message, …}}`) as structured content (a refusal made
+ * before any request has no request_id); the server instructions describe the other members once.
  */
-const ToolError = z.looseObject({}).describe('Only with isError.');
+const ToolError = z.looseObject({ code: z.string(), message: z.string() });
+// request_id is left to the open additional properties: every listed byte is repeated per tool.
+const ToolErrorShape = { error: ToolError };
 
 export interface ToolAnnotations {
   readOnlyHint: boolean;
@@ -41,6 +43,7 @@ export interface ToolDefinition {
   title: string;
   description: string;
   inputShape: Record<string, z.ZodType>;
+  /** The answer of a successful call, its fields required as the operation declares them. */
   outputShape: Record<string, z.ZodType>;
   annotations: ToolAnnotations;
 }
@@ -87,11 +90,9 @@ export function inputShapeFor(op: OperationDef): Record<string, z.ZodType> {
 }
 
 /**
- * The output: the operation's answer with its top-level fields optional, plus `error`. The
- * answer fields are all present on success; on an error only `request_id` and `error` are. Both
- * must fit one schema because SDK clients (1.32) validate structuredContent even when isError;
- * the listed schema leaves additional properties open (toolJsonSchema), so `request_id` needs no
- * declaration where the answer has none.
+ * The successful output: the operation's answer (a download: where the bytes went), its fields
+ * required as declared. The SDK server checks every successful result against it; what clients
+ * see is `outputJsonSchema`, this or the error object.
  */
 export function outputShapeFor(op: OperationDef): Record<string, z.ZodType> {
   let answer: Record<string, z.ZodType> | undefined;
@@ -99,10 +100,20 @@ export function outputShapeFor(op: OperationDef): Record<string, z.ZodType> {
   else answer = objectShape(op.response);
   if (!answer) throw new Error(`${op.id}: an MCP tool needs an object response schema`);
   if ('error' in answer) throw new Error(`${op.id}: a top-level "error" field would be ambiguous in tool output`);
-  const shape: Record<string, z.ZodType> = {};
-  for (const [name, schema] of Object.entries(answer)) shape[name] = schema.optional();
-  shape.error = ToolError.optional();
-  return shape;
+  return { ...answer };
+}
+
+/**
+ * The listed output schema: the success answer with its required fields, or the error object.
+ * SDK clients (1.32) validate structuredContent even when isError, so an error result must fit
+ * too; neither branch is satisfied by `{}`, so the schema still promises each answer's fields.
+ * MCP wants an object schema at the top, hence `type: object` around the `anyOf`.
+ */
+export function outputJsonSchema(shape: Record<string, z.ZodType>): Record<string, unknown> {
+  return {
+    type: 'object',
+    anyOf: [toolJsonSchema(shape, 'output'), toolJsonSchema(ToolErrorShape, 'output')],
+  };
 }
 
 export function toolDefinitions(operations: readonly OperationDef[]): ToolDefinition[] {
@@ -208,7 +219,7 @@ export function listedTool(tool: ToolDefinition): Record<string, unknown> {
     title: tool.title,
     description: tool.description,
     inputSchema: toolJsonSchema(tool.inputShape, 'input'),
-    outputSchema: toolJsonSchema(tool.outputShape, 'output'),
+    outputSchema: outputJsonSchema(tool.outputShape),
     annotations: tool.annotations,
   };
 }

@@ -40,11 +40,15 @@ const EVENT_COUNTERS: Partial<Record<OperationId, (output: Output) => [string, n
   sendGroupMessage: (o) => [['messages_sent', o.status === 'sent' ? 1 : 0]],
   claimMessages: (o) => [['claims', Array.isArray(o.claims) ? o.claims.length : 0]],
   ackMessages: (o) => [['acks', countOf(o.results, 'read')]],
+  extendClaims: (o) => [['extends', countOf(o.results, 'extended')]],
+  releaseClaims: (o) => [['releases', countOf(o.results, 'released')]],
 };
 const EVENT_HELP: Record<string, string> = {
   messages_sent: 'Messages stored (answered sent), one per target.',
   claims: 'Deliveries handed out by claims.',
   acks: 'Deliveries ACKed (status read).',
+  extends: 'Claims extended (status extended).',
+  releases: 'Claims released (status released).',
 };
 
 const bump = (map: Map<string, number>, key: string, by = 1) => map.set(key, (map.get(key) ?? 0) + by);

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXIT } from '../../client/errors.js';
 import { operationList } from '../../core/contract/index.js';
 import { expectNoStack, runCli, tempConfig } from './cli-process.js';
-import { adminLogin, createAgent, createHost, type Server, startServer, tempDir } from './harness.js';
+import { adminLogin, api, createAgent, createHost, type Server, startServer, tempDir } from './harness.js';
 
 let server: Server;
 let config: string;
@@ -187,6 +187,53 @@ describe('agent round trip', () => {
       { message_id: entry.message.message_id, status: 'read' },
       expect.objectContaining({ status: 'rejected', error: expect.objectContaining({ code: 'invalid_claim_token' }) }),
     ]);
+  });
+
+  it('extend and release with MESSAGE_ID:TOKEN words: delivery_count, parking, refusals that change nothing', async () => {
+    await runCli(['send', '--to', bob.agent.agent_id, 'lease me by words'], as('alice'));
+    const first = (await runCli(['claim', '--order', 'newest', '--limit', '1'], as('bob'))).json.claims[0];
+    expect(first).toMatchObject({ delivery_count: 1, message: { body: 'lease me by words' } });
+    const id = first.message.message_id as string;
+    const word = `${id}:${first.claim_token}`;
+    const extended = await runCli(['extend', '--seconds', '30', word], as('bob'));
+    expect(extended.code, extended.stderr).toBe(EXIT.ok);
+    expect(extended.json.results[0]).toMatchObject({ message_id: id, status: 'extended' });
+    // Refused: a forged token (per item, exit 4), a malformed ID (nothing sent), a foreign caller.
+    const forged = await runCli(['release', `${id}:forged`], as('bob'));
+    expect(forged.code).toBe(EXIT.partial);
+    expect(forged.json.results[0].error.code).toBe('invalid_claim_token');
+    const malformed = await runCli(['extend', `bob:${first.claim_token}`], as('bob'));
+    expect(malformed.code).not.toBe(EXIT.ok);
+    expect(malformed.stderr).toMatch(/message_id/);
+    expectNoStack(malformed.stderr);
+    expect((await runCli(['release', word], as('alice'))).json.results[0].error.code).toBe('not_found');
+    // The lease is as it was: its token still extends it.
+    expect((await runCli(['extend', word], as('bob'))).json.results[0].status).toBe('extended');
+
+    const released = await runCli(['release', word], as('bob'));
+    expect(released.json.results[0]).toEqual({ message_id: id, status: 'released' });
+    const stale = await runCli(['extend', word], as('bob'));
+    expect(stale.code).toBe(EXIT.partial);
+    expect(stale.json.results[0].error.code).toBe('claim_expired');
+    const second = (await runCli(['claim', '--order', 'newest', '--limit', '1'], as('bob'))).json.claims[0];
+    expect(second).toMatchObject({ delivery_count: 2, message: { message_id: id } });
+
+    const cookie = await adminLogin(server);
+    const setMax = async (n: number) =>
+      expect((await api(server, 'PATCH', '/admin/settings', { cookie, body: { max_deliveries: n } })).status).toBe(200);
+    await setMax(2);
+    try {
+      await runCli(['release', `${id}:${second.claim_token}`], as('bob'));
+      expect((await runCli(['inbox'], as('bob'))).json).toMatchObject({ parked: 1 });
+      const parked = (await runCli(['claim', '--parked'], as('bob'))).json.claims;
+      expect(parked).toEqual([
+        expect.objectContaining({ delivery_count: 3, message: expect.objectContaining({ message_id: id }) }),
+      ]);
+      const acked = await runCli(['ack', `${id}:${parked[0].claim_token}`], as('bob'));
+      expect(acked.json.results[0].status).toBe('read');
+    } finally {
+      await setMax(0);
+    }
   });
 
   it("search finds the caller's messages, pages with --cursor, and refuses an empty query", async () => {

@@ -136,7 +136,7 @@ describe('key status and the agent page', () => {
       (await api(server, 'PATCH', `/admin/hosts/${host.host_id}`, { cookie, body: { addresses: ['127.0.0.1'] } }))
         .status,
     ).toBe(200);
-    // And some mail waiting for it, one message of it claimed.
+    // And some mail waiting for it: one message parked (claimed max_deliveries times, released), one claimed.
     for (const body of ['first', 'second']) {
       const sent = await api(server, 'POST', '/messages/direct', {
         key: pinger.key,
@@ -144,6 +144,14 @@ describe('key status and the agent page', () => {
       });
       expect(sent.status).toBe(200);
     }
+    const setMax = async (n: number) =>
+      expect((await api(server, 'PATCH', '/admin/settings', { cookie, body: { max_deliveries: n } })).status).toBe(200);
+    await setMax(1);
+    const [first] = (await api(server, 'POST', '/inbox/claim', { key, body: { limit: 1 } })).body.claims;
+    const items = [{ message_id: first.message.message_id, claim_token: first.claim_token }];
+    expect((await api(server, 'POST', '/inbox/release', { key, body: { items } })).body.results[0].status).toBe(
+      'released',
+    );
     expect((await api(server, 'POST', '/inbox/claim', { key, body: { limit: 1 } })).body.claims).toHaveLength(1);
 
     // The agent's name opens its page.
@@ -161,6 +169,9 @@ describe('key status and the agent page', () => {
     await pageShows(page, 'from 127.0.0.1');
     expect(await page.getByTestId('inbox-unread').textContent()).toBe('2');
     expect(await page.getByTestId('inbox-leased').textContent()).toBe('1');
+    expect(await page.getByTestId('inbox-parked').textContent()).toBe('1');
+    expect(await page.locator('sb-agent-page td[data-label="Parked"]').first().textContent()).toBe('1');
+    await setMax(0);
     expect(await page.getByTestId('host-addresses').textContent()).toBe('127.0.0.1');
     expect(await page.getByTestId('agent-key').getByTestId('key-prefix').textContent()).toBe(`${prefixOf(key)}…`);
     const channel = page.getByRole('link', { name: 'Private with pinger' });

@@ -11,6 +11,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operationList } from '../../core/contract/index.js';
 import { adminLogin, api, createAgent, createHost, errorCode, type Server, startServer } from './harness.js';
+import { everyToolWithLeases, outputChecker } from './mcp-output-check.js';
 
 let server: Server;
 let alice: { agent: { agent_id: string }; key: string };
@@ -82,7 +83,8 @@ describe('remote MCP at /mcp', () => {
     const send = tools.find((t) => t.name === 'send_message');
     expect(Object.keys(send?.inputSchema.properties ?? {})).toContain('file');
     const download = tools.find((t) => t.name === 'download_file');
-    expect(Object.keys(download?.outputSchema?.properties ?? {})).toEqual(
+    const success = (download?.outputSchema?.anyOf as { properties?: object }[] | undefined)?.[0];
+    expect(Object.keys(success?.properties ?? {})).toEqual(
       expect.arrayContaining(['content_base64', 'sha256', 'media_type', 'filename', 'size']),
     );
     expect(download?.annotations).toMatchObject({ readOnlyHint: true, idempotentHint: true, destructiveHint: false });
@@ -165,8 +167,16 @@ describe('remote MCP at /mcp', () => {
       sha256,
     });
     expect(Buffer.from(got.content_base64, 'base64').equals(bytes)).toBe(true);
-    // The bytes are in structured content only, not repeated in the text.
-    expect(text(downloaded)).not.toContain(got.content_base64.slice(0, 100));
+    // MCP: the text is the structured content serialized; the bytes are also an embedded resource.
+    expect(JSON.parse(text(downloaded))).toEqual(got);
+    expect(downloaded.content[1]).toEqual({
+      type: 'resource',
+      resource: {
+        uri: `switchboard://files/${attachment.file_id}`,
+        mimeType: 'application/x-dump',
+        blob: got.content_base64,
+      },
+    });
 
     // Downloading is not an ACK.
     expect(structured(await call(bobClient, 'check_inbox')).unread).toBe(1);
@@ -320,5 +330,55 @@ describe('remote MCP at /mcp', () => {
       const other = await api(server, method, '/mcp', { absolutePath: true, key: alice.key, headers: MCP_HEADERS });
       expect(other.status, method).toBe(405);
     }
+  });
+});
+
+describe('output schemas over /mcp', () => {
+  it('every tool answers success and errors that fit its listed output schema; the lease controls hold', async () => {
+    const cookie = await adminLogin(server);
+    const host = await createHost(server, cookie, ['127.0.0.1']);
+    const carol = await createAgent(server, cookie, host.host_id, 'carol');
+    const dave = await createAgent(server, cookie, host.host_id, 'dave');
+    const [carolClient, daveClient] = await Promise.all([connect(carol.key), connect(dave.key)]);
+    const checker = await outputChecker(carolClient);
+    const bytes = Buffer.from('schema bytes\n');
+    const made = await everyToolWithLeases({
+      checker,
+      sender: { client: carolClient, id: carol.agent.agent_id },
+      recipient: { client: daveClient, id: dave.agent.agent_id },
+      maxDeliveries: async (n) => {
+        const res = await api(server, 'PATCH', '/admin/settings', { cookie, body: { max_deliveries: n } });
+        expect(res.status).toBe(200);
+      },
+      fileArgs: { file: { filename: 'note.txt', media_type: 'text/plain', content_base64: bytes.toString('base64') } },
+      download: async (fileId) => {
+        const got = await checker.call(daveClient, 'download_file', { file_id: fileId });
+        expect(Buffer.from(structured(got).content_base64, 'base64').equals(bytes)).toBe(true);
+        expect(got.content[1]).toMatchObject({ type: 'resource', resource: { mimeType: 'text/plain' } });
+      },
+    });
+    // Errors: the API's error object, from arguments the tool's input schema accepts.
+    const errors: [string, Record<string, unknown>][] = [
+      ['send_message', { to_agent_ids: [dave.agent.agent_id], body: '' }],
+      ['check_inbox', { channel_id: 'dm_nowhere' }],
+      ['claim_messages', { channel_id: 'dm_nowhere' }],
+      ['extend_claims', { items: [made.item], seconds: 3600 }],
+      ['read_history', { channel_id: 'dm_nowhere' }],
+      ['list_files', { channel_id: 'dm_nowhere' }],
+      ['download_file', { file_id: 'fil_nowhere' }],
+      ['get_group', { group_id: 'grp_nowhere' }],
+      ['invite_to_group', { group_id: 'grp_nowhere', agent_ids: [dave.agent.agent_id] }],
+      ['join_group', { group_id: 'grp_nowhere' }],
+      ['leave_group', { group_id: 'grp_nowhere' }],
+      ['send_group_message', { group_id: 'grp_nowhere', body: 'x' }],
+      ['search_messages', { q: 'lease', channel_id: 'dm_nowhere' }],
+    ];
+    for (const [name, args] of errors) {
+      const refused = await checker.call(carolClient, name, args);
+      expect(refused.isError, name).toBe(true);
+    }
+    const { tools } = await carolClient.listTools();
+    expect([...checker.seen.success].sort()).toEqual(tools.map((t) => t.name).sort());
+    expect([...checker.seen.error].sort()).toEqual(errors.map(([name]) => name).sort());
   });
 });

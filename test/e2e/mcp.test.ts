@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operationList } from '../../core/contract/index.js';
 import { cliEnv, tempConfig } from './cli-process.js';
 import { adminLogin, api, CLI, createAgent, createHost, ROOT, type Server, startServer, tempDir } from './harness.js';
+import { everyToolWithLeases, outputChecker } from './mcp-output-check.js';
 
 let server: Server;
 let alice: { agent: { agent_id: string }; key: string };
@@ -116,9 +117,10 @@ describe('switchboard mcp over stdio', () => {
     expect(same.tools).toHaveLength(baseline.size);
     const size = JSON.stringify(same).length;
     // Half of BEFORE when it was set; the lease controls since (claim's parked, delivery_count)
-    // and the send tools' cap warning and reply rule added about 1,600 characters, which the
-    // 55% bound holds to.
-    expect(size).toBeLessThan(BEFORE * 0.55);
+    // and the send tools' cap warning and reply rule added about 1,600 characters, and output
+    // schemas that require their fields (success or the error object) about 150 per tool, which
+    // the 60% bound holds to.
+    expect(size).toBeLessThan(BEFORE * 0.6);
   });
 
   it('the annotations say what a tool does: download_file writes a local file', async () => {
@@ -299,6 +301,65 @@ describe('switchboard mcp over stdio', () => {
     expect(structured(missing).error.code).toBe('local_file_error');
     expect(structured(missing).error.message).toMatch(/file_path/);
     expect(structured(missing).error.message).not.toMatch(/--file/);
+  });
+});
+
+describe('output schemas over stdio', () => {
+  it('every tool answers success and errors that fit its listed output schema; the lease controls hold', async () => {
+    const host = await createHost(server, cookie, ['127.0.0.1']);
+    const carol = await createAgent(server, cookie, host.host_id, 'carol');
+    const dave = await createAgent(server, cookie, host.host_id, 'dave');
+    const folder = tempDir('switchboard-mcp-schemas-');
+    writeFileSync(join(folder, 'note.txt'), 'schema bytes\n');
+    const [carolClient, daveClient, wrongKey] = await Promise.all([
+      connect(carol.key, folder),
+      connect(dave.key, folder),
+      connect(`${carol.key}x`, folder),
+    ]);
+    const checker = await outputChecker(carolClient);
+    const setMax = async (n: number) => {
+      const res = await api(server, 'PATCH', '/admin/settings', { cookie, body: { max_deliveries: n } });
+      expect(res.status).toBe(200);
+    };
+    const made = await everyToolWithLeases({
+      checker,
+      sender: { client: carolClient, id: carol.agent.agent_id },
+      recipient: { client: daveClient, id: dave.agent.agent_id },
+      maxDeliveries: setMax,
+      fileArgs: { file_path: join(folder, 'note.txt') },
+      download: async (fileId) => {
+        const out = join(folder, 'copy.txt');
+        const got = await checker.call(daveClient, 'download_file', { file_id: fileId, out_path: out });
+        expect(got.isError).toBeFalsy();
+        expect(readFileSync(out, 'utf8')).toBe('schema bytes\n');
+      },
+    });
+    // Errors: a wrong key refuses every tool with the API's error object.
+    const { tools } = await carolClient.listTools();
+    const args: Record<string, Record<string, unknown>> = {
+      send_message: { to_agent_ids: [dave.agent.agent_id], body: 'x' },
+      ack_messages: { acks: [made.item] },
+      extend_claims: { items: [made.item] },
+      release_claims: { items: [made.item] },
+      read_history: { channel_id: made.channel_id },
+      list_files: { channel_id: made.channel_id },
+      search_messages: { q: 'lease' },
+      download_file: { file_id: made.file_id, out_path: join(folder, 'never.txt') },
+      create_group: { name: 'never' },
+      get_group: { group_id: made.group_id },
+      invite_to_group: { group_id: made.group_id, agent_ids: [dave.agent.agent_id] },
+      join_group: { group_id: made.group_id },
+      leave_group: { group_id: made.group_id },
+      send_group_message: { group_id: made.group_id, body: 'x' },
+    };
+    for (const t of tools) {
+      const denied = await checker.call(wrongKey, t.name, args[t.name] ?? {});
+      expect(denied.isError, t.name).toBe(true);
+      expect(structured(denied).error.code, t.name).toBe('unauthenticated');
+    }
+    const names = tools.map((t) => t.name).sort();
+    expect([...checker.seen.success].sort()).toEqual(names);
+    expect([...checker.seen.error].sort()).toEqual(names);
   });
 });
 

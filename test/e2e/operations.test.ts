@@ -102,7 +102,7 @@ describe('metrics', () => {
       expect(refused.headers['www-authenticate']).toBe('Bearer');
     }
 
-    // Traffic to count: a send, a claim, an ACK, and a refused request.
+    // Traffic to count: a send, a claim extended and released, a claim ACKed, and a refused request.
     const cookie = await adminLogin(server);
     const host = await createHost(server, cookie, ['127.0.0.1']);
     const alice = await createAgent(server, cookie, host.host_id);
@@ -114,6 +114,12 @@ describe('metrics', () => {
       body: { to_agent_ids: [bob.agent.agent_id], body: 'counted' },
     });
     expect(sent.status, sent.text).toBe(200);
+    const first = (await api(server, 'POST', '/inbox/claim', { key: bob.key, body: {} })).body.claims[0];
+    const lease = { items: [{ message_id: first.message.message_id, claim_token: first.claim_token }] };
+    const extended = await api(server, 'POST', '/inbox/extend', { key: bob.key, body: lease });
+    expect(extended.body.results[0].status).toBe('extended');
+    const released = await api(server, 'POST', '/inbox/release', { key: bob.key, body: lease });
+    expect(released.body.results[0].status).toBe('released');
     const claimed = await api(server, 'POST', '/inbox/claim', { key: bob.key, body: {} });
     expect(claimed.body.claims).toHaveLength(1);
     const [claim] = claimed.body.claims;
@@ -144,6 +150,8 @@ describe('metrics', () => {
     expect(value('switchboard_messages_sent_total')).toBeGreaterThanOrEqual(1);
     expect(value('switchboard_claims_total')).toBeGreaterThanOrEqual(1);
     expect(value('switchboard_acks_total')).toBeGreaterThanOrEqual(1);
+    expect(value('switchboard_extends_total')).toBeGreaterThanOrEqual(1);
+    expect(value('switchboard_releases_total')).toBeGreaterThanOrEqual(1);
     expect(value('switchboard_refused_requests_total', { code: 'unauthenticated' })).toBeGreaterThanOrEqual(1);
     expect(
       value('switchboard_http_requests_total', { method: 'POST', route: '/api/v1/messages/direct', status: '2xx' }),

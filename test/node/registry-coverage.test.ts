@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import Ajv from 'ajv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildProgram } from '../../cli/program.js';
 import { objectShape, operationFields } from '../../client/fields.js';
@@ -117,15 +118,22 @@ describe.each([
     }
   });
 
-  it('output schema = the answer fields (+ error for isError results)', async () => {
+  it('output schema = the answer fields, required as declared, or the error object; {} fits neither', async () => {
     const { tools } = await client.listTools();
+    const ajv = new Ajv({ strict: false, validateFormats: false });
     for (const op of list.filter((o) => o.mcp)) {
       const tool = tools.find((t) => t.name === (op.mcp as { tool: string }).tool);
-      const answer = op.rawResponse
-        ? [...Object.keys(objectShape(op.params) ?? {}), ...Object.keys(DownloadResult.shape)]
-        : Object.keys(objectShape(op.response) ?? {});
-      const expected = [...new Set([...answer, 'error'])].sort();
-      expect(Object.keys(tool?.outputSchema?.properties ?? {}).sort(), op.id).toEqual(expected);
+      const shape = op.rawResponse
+        ? { ...(objectShape(op.params) ?? {}), ...DownloadResult.shape }
+        : (objectShape(op.response) ?? {});
+      const [success, failure] = (tool?.outputSchema?.anyOf ?? []) as { properties?: object; required?: string[] }[];
+      expect(Object.keys(success?.properties ?? {}).sort(), op.id).toEqual(Object.keys(shape).sort());
+      const required = Object.entries(shape).flatMap(([name, schema]) =>
+        schema.safeParse(undefined).success ? [] : [name],
+      );
+      expect([...(success?.required ?? [])].sort(), op.id).toEqual(required.sort());
+      expect(failure?.required, op.id).toEqual(['error']);
+      expect(ajv.validate(tool?.outputSchema ?? {}, {}), `${op.id}: {} satisfies the output schema`).toBe(false);
     }
   });
 

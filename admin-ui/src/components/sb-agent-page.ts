@@ -102,6 +102,7 @@ export class SbAgentPage extends LitElement {
             <th scope="col">${msg('Channel')}</th>
             <th scope="col">${msg('Unread')}</th>
             <th scope="col">${msg('Leased')}</th>
+            <th scope="col">${msg('Parked')}</th>
             <th scope="col">${msg('Last message')}</th>
           </tr>
         </thead>
@@ -116,6 +117,7 @@ export class SbAgentPage extends LitElement {
               <td data-label=${msg('Channel')}>${this.link(path, label)}</td>
               <td data-label=${msg('Unread')}>${formatCount(ch.unread, locale)}</td>
               <td data-label=${msg('Leased')}>${formatCount(ch.leased, locale)}</td>
+              <td data-label=${msg('Parked')}>${formatCount(ch.parked, locale)}</td>
               <td data-label=${msg('Last message')}>
                 ${ch.last_message_at ? formatTime(ch.last_message_at, locale) : msg('None yet')}
               </td>
@@ -240,6 +242,10 @@ export class SbAgentPage extends LitElement {
                 <div>
                   <dt>${msg('Claimable')}</dt>
                   <dd class="count">${formatCount(detail.inbox.claimable, locale)}</dd>
+                </div>
+                <div>
+                  <dt>${msg('Parked (claim limit reached without an ACK)')}</dt>
+                  <dd class="count" data-testid="inbox-parked">${formatCount(detail.inbox.parked, locale)}</dd>
                 </div>
               </dl>
               <h2>${msg('Channels and groups')}</h2>

@@ -68,7 +68,7 @@ export const InvitationResult = z
 
 // Capped per request like message targets: more than max_recipients distinct IDs is refused whole
 // (too_many_recipients with the limit), so one request cannot fan out to thousands of lookups.
-const InviteeIds = z.array(z.string().min(1).max(128)).openapi({
+const InviteeIds = z.array(AgentId).openapi({
   description:
     'Agent IDs from the directory. Repeats are collapsed; each gets its own result. ' +
     'At most max_recipients distinct IDs per request (too_many_recipients).',

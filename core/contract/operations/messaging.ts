@@ -247,9 +247,7 @@ export const claimMessages = defineOperation({
   },
 });
 
-export const AckItem = z
-  .object({ message_id: z.string().min(1).max(128), claim_token: z.string().min(1).max(256) })
-  .openapi('AckItem');
+export const AckItem = z.object({ message_id: MessageId, claim_token: z.string().min(1).max(256) }).openapi('AckItem');
 
 export const AckResult = z
   .object({
