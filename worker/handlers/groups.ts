@@ -23,7 +23,7 @@ import { requireReplyInChannel } from '../../core/domain/threads.js';
 import type { Env } from '../../core/env.js';
 import { newId } from '../../core/lib/crypto.js';
 import { currentSettings, registry } from '../../core/lib/settings-cache.js';
-import { isMultipart } from '../uploads/request.js';
+import { isMultipart } from '../body/index.js';
 import { isKnownChannel } from './channel-access.js';
 import { agentIndex } from './messaging/stubs.js';
 import { readSendRequest } from './messaging/upload.js';
