@@ -7,6 +7,8 @@
 //   4. closed-loop ceilings read with workerd's and the launcher's CPU from /proc: a hello worker in
 //      the same Miniflare behind the same front (SWITCHBOARD_BENCH_HELLO), the worker's cheapest
 //      route (an unknown API path: its fixed middleware, no Durable Object call), and GET /me;
+//      then remote MCP against HTTP: `whoami` over /mcp against GET /me, and a send over /mcp
+//      against POST /messages/direct, workerd CPU per request of each;
 //   5. the resident memory rise of the server's process tree during one maximal (50 MB) upload,
 //      per process, and again for a second one (scripts/bench-upload.mjs);
 //   6. the scale phases of issue 12 on a server of their own (scripts/bench-scale.mjs);
@@ -56,6 +58,8 @@ const { values } = parseArgs({
     rate: { type: 'string' },
     seconds: { type: 'string' },
     'skip-start': { type: 'boolean', default: false },
+    // `--phase mcp`: only remote MCP against HTTP, printed, nothing written.
+    phase: { type: 'string' },
   },
 });
 const QUICK = values.quick;
@@ -421,13 +425,15 @@ function summarize(records, { offered, seconds, elapsed, cpu, failures }) {
 // ---------------------------------------------------------------------------------------------
 // Closed loop: `clients` loops each waiting for its answer before the next request.
 
-async function closedLoop(label, path, { headers = {}, expect }, procs) {
+async function closedLoop(label, path, { method = 'GET', headers = {}, body, expect }, procs) {
   const { clients, seconds, warmupSeconds } = PLAN.closed;
+  // A body as text, so that every request sends the same bytes (a JSON-RPC call, an API send).
+  const raw = typeof body === 'function' ? body : body === undefined ? () => undefined : () => body;
   // Unmeasured first: connections, JIT and caches warm up for each route alike.
   const warmEnd = performance.now() + warmupSeconds * 1000;
   await Promise.all(
     Array.from({ length: clients }, async () => {
-      while (performance.now() < warmEnd) await request('GET', path, { headers }).catch(() => {});
+      while (performance.now() < warmEnd) await request(method, path, { headers, raw: raw() }).catch(() => {});
     }),
   );
   let requests = 0;
@@ -438,7 +444,7 @@ async function closedLoop(label, path, { headers = {}, expect }, procs) {
     Array.from({ length: clients }, async () => {
       while (performance.now() < deadline) {
         try {
-          const res = await request('GET', path, { headers });
+          const res = await request(method, path, { headers, raw: raw() });
           if (res.status !== expect) errors++;
         } catch {
           errors++;
@@ -461,6 +467,45 @@ async function closedLoop(label, path, { headers = {}, expect }, procs) {
     clientCpuMs: perRequest('client'),
     cpu: cpuShare(before, after),
   };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Remote MCP against HTTP: the same operation as a tool call of `/mcp` and as its API request,
+// closed loop, workerd CPU per request.
+
+async function mcpCost(agents, procs) {
+  const [a, b] = agents;
+  const auth = { authorization: `Bearer ${a.key}` };
+  const rpc = { ...auth, accept: 'application/json, text/event-stream', 'content-type': 'application/json' };
+  let id = 0;
+  const call = (name, args) => () =>
+    JSON.stringify({ jsonrpc: '2.0', id: ++id, method: 'tools/call', params: { name, arguments: args } });
+  const send = { to_agent_ids: [b.id], body: 'bench: mcp against http' };
+  const pairs = [
+    {
+      label: 'whoami / GET /me',
+      mcp: ['POST', '/mcp', { headers: rpc, body: call('whoami', {}), expect: 200 }],
+      http: ['GET', '/api/v1/me', { headers: auth, expect: 200 }],
+    },
+    {
+      label: 'send_message / POST /messages/direct',
+      mcp: ['POST', '/mcp', { headers: rpc, body: call('send_message', send), expect: 200 }],
+      http: [
+        'POST',
+        '/api/v1/messages/direct',
+        { headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify(send), expect: 200 },
+      ],
+    },
+  ];
+  const out = [];
+  for (const pair of pairs) {
+    const [mcpMethod, mcpPath, mcpOptions] = pair.mcp;
+    const [httpMethod, httpPath, httpOptions] = pair.http;
+    const mcp = await closedLoop(`${pair.label} (/mcp)`, mcpPath, { method: mcpMethod, ...mcpOptions }, procs);
+    const http = await closedLoop(`${pair.label} (HTTP)`, httpPath, { method: httpMethod, ...httpOptions }, procs);
+    out.push({ label: pair.label, mcp, http, ratio: round(mcp.workerdCpuMs / http.workerdCpuMs, 2) });
+  }
+  return out;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -519,6 +564,13 @@ try {
   // The ceilings and the upload first, on a server with no backlog: an open-loop phase beyond
   // capacity can leave workerd working through queued Durable Object calls for minutes.
   const agent = agents[0];
+  if (values.phase === 'mcp') {
+    const pairs = await mcpCost(agents, procs);
+    for (const pair of pairs)
+      log(JSON.stringify({ label: pair.label, ratio: pair.ratio, mcp: pair.mcp, http: pair.http }));
+    await server.stop();
+    process.exit(pairs.some((p) => p.mcp.errors + p.http.errors > 0) ? 1 : 0);
+  }
   results.startup = await startupRun({ quick: QUICK, log, url: server.base, key: agent.key });
   results.closed = [
     await closedLoop('hello worker (same front and Miniflare)', '/__bench/hello', { expect: 200 }, procs),
@@ -533,6 +585,12 @@ try {
   for (const c of results.closed) {
     log(
       `${c.label}: ${c.rps} req/s, workerd ${c.workerdCpuMs} ms/req, launcher ${c.launcherCpuMs} ms/req, errors ${c.errors}`,
+    );
+  }
+  results.mcp = await mcpCost(agents, procs);
+  for (const pair of results.mcp) {
+    log(
+      `${pair.label}: /mcp ${pair.mcp.workerdCpuMs} ms/req, HTTP ${pair.http.workerdCpuMs} ms/req of workerd CPU (${pair.ratio}×), errors ${pair.mcp.errors + pair.http.errors}`,
     );
   }
   results.upload = await uploadMemory(api, agents, procs.launcher, PLAN.uploadBytes);
@@ -586,6 +644,9 @@ for (const run of [results.req49, ...(results.ramp ?? [])]) {
     problems.push(`${run.offered} req/s: ${run.errors} errors ${JSON.stringify(run.failures)}`);
 }
 for (const c of results.closed ?? []) if (c.errors > 0) problems.push(`${c.label}: ${c.errors} errors`);
+for (const pair of results.mcp ?? []) {
+  for (const c of [pair.mcp, pair.http]) if (c.errors > 0) problems.push(`${c.label}: ${c.errors} errors`);
+}
 if (results.upload && !(results.upload.ok && results.upload.again.ok))
   problems.push(`upload answered ${results.upload.status}, then ${results.upload.again.status}`);
 results.problems = problems;
@@ -745,6 +806,21 @@ request, summed over the run and divided by the requests.
 | Route | req/s | × hello req/s | workerd CPU ms/req | × hello | launcher CPU ms/req | Errors |
 |---|---|---|---|---|---|---|
 ${closedRows}
+
+### Remote MCP against HTTP
+
+The same operation as a tool call of \`/mcp\` (one JSON-RPC \`tools/call\` per request, stateless, answered
+as SSE) and as its API request, closed loop as above, workerd CPU per request (the target: at most 1.3 times
+HTTP). Numbers under load are rough; the ratio, measured in the same run, is the figure to compare.
+
+| Operation | /mcp workerd ms/req | HTTP workerd ms/req | Ratio | /mcp req/s | HTTP req/s | Errors |
+|---|---|---|---|---|---|---|
+${(r.mcp ?? [])
+  .map(
+    (p) =>
+      `| ${p.label} | ${p.mcp.workerdCpuMs} | ${p.http.workerdCpuMs} | ${p.ratio}× | ${p.mcp.rps} | ${p.http.rps} | ${p.mcp.errors + p.http.errors} |`,
+  )
+  .join('\n')}
 
 ### Memory during a ${r.upload.bytes / 1e6} MB upload
 
