@@ -102,7 +102,12 @@ export function successResult(op: OperationDef, answer: unknown): CallToolResult
   return { content: [{ type: 'text', text: JSON.stringify(answer) + note }], structuredContent: data };
 }
 
-export type ToolCall = (tool: ToolDefinition, args: Record<string, unknown>) => Promise<CallToolResult>;
+/** One tool call; `requestId` is the JSON-RPC ID the server handles it under (the remote server's calls find their caller by it). */
+export type ToolCall = (
+  tool: ToolDefinition,
+  args: Record<string, unknown>,
+  requestId: string | number,
+) => Promise<CallToolResult>;
 
 /** The SDK's request schema that `registerTools` replaces the handler of (passed in: see the file comment). */
 export interface ListToolsSchema {
@@ -135,7 +140,8 @@ export function registerTools(
         outputSchema: tool.outputShape as never,
         annotations: tool.annotations,
       },
-      ((args: Record<string, unknown>) => call(tool, args ?? {})) as never,
+      ((args: Record<string, unknown>, extra: { requestId: string | number }) =>
+        call(tool, args ?? {}, extra.requestId)) as never,
     );
   }
   // The SDK announces `tools.listChanged` as soon as a tool is registered; this list never changes

@@ -5,8 +5,9 @@
  * inside the worker on Cloudflare and in Miniflare alike.
  *
  * Differences from the stdio server, and why:
- * - Stateless (no `Mcp-Session-Id`), as the SDK recommends for Workers: every POST builds a fresh
- *   server and transport, so any isolate can answer any request and nothing is kept between calls.
+ * - Stateless (no `Mcp-Session-Id`), as the SDK recommends for Workers: any isolate can answer any
+ *   request and nothing of a client is kept between calls. The server and its tools are built once
+ *   per isolate; each POST gets a transport of its own, joined to that server by RequestMux.
  *   GET (a standalone server-to-client stream) and DELETE (ending a session) have nothing to serve
  *   and answer 405, as in the SDK's stateless examples.
  * - No local files: the server has no file system of the caller's. `file_path` is replaced by
@@ -20,7 +21,14 @@
 import { z } from '@hono/zod-openapi';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { type CallToolResult, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
+import {
+  type CallToolResult,
+  type JSONRPCMessage,
+  type JSONRPCRequest,
+  ListToolsRequestSchema,
+  type RequestId,
+} from '@modelcontextprotocol/sdk/types.js';
 import { filenameFromDisposition } from '../client/download-result.js';
 import { operationFields, splitInput } from '../client/fields.js';
 import { VERSION } from '../client/version.js';
@@ -120,11 +128,17 @@ export function remoteToolDefinitions(operations: readonly OperationDef[] = oper
  * One API request, made by the host of the server (worker/mcp.ts) in-process with the caller's
  * credentials. `path` is below `/api/v1`, with its query string.
  */
-export type ApiCall = (
-  method: string,
-  path: string,
-  body?: { json: unknown } | { form: FormData },
-) => Promise<Response>;
+export type ApiCall = (method: string, path: string, body?: ApiBody) => Promise<Response>;
+
+/** A JSON body, or a send with one file: the operation's body and the file's bytes, sent as multipart. */
+export type ApiBody = { json: unknown } | { upload: InlineUpload };
+
+export interface InlineUpload {
+  metadata: unknown;
+  filename: string;
+  mediaType: string;
+  bytes: Uint8Array;
+}
 
 const tooLarge = (message: string, field?: string): ToolErrorBody => ({
   error: {
@@ -153,6 +167,15 @@ const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 /** Strict standard base64 (what every client library writes): anything else is refused, not guessed. */
 function decodeBase64(text: string): Uint8Array<ArrayBuffer> | null {
   if (text.length % 4 !== 0 || !BASE64.test(text)) return null;
+  // Straight to bytes where the runtime can (no binary string in between, no loop over it).
+  const fromBase64 = (Uint8Array as { fromBase64?: (text: string) => Uint8Array<ArrayBuffer> }).fromBase64;
+  if (fromBase64) {
+    try {
+      return fromBase64.call(Uint8Array, text);
+    } catch {
+      return null;
+    }
+  }
   let binary: string;
   try {
     binary = atob(text);
@@ -230,7 +253,7 @@ export async function callRemoteTool(
   const input = splitInput(operationFields(op), values);
   const path = apiPath(op, input.params, input.query);
 
-  let body: { json: unknown } | { form: FormData } | undefined = op.body ? { json: input.body } : undefined;
+  let body: ApiBody | undefined = op.body ? { json: input.body } : undefined;
   if (op.upload && file !== undefined) {
     const { filename, media_type, content_base64 } = file as z.infer<typeof InlineFile>;
     // Measured before decoding, so an oversized file costs no decoding.
@@ -250,10 +273,8 @@ export async function callRemoteTool(
     if (bytes.byteLength > INLINE_FILE_MAX_BYTES) {
       return errorResult(tooLarge(`file: ${CAP_TEXT} can be sent in a tool call`, 'file.content_base64'));
     }
-    const form = new FormData();
-    form.append('metadata', JSON.stringify(input.body));
-    form.append('file', new Blob([bytes], { type: media_type ?? 'application/octet-stream' }), filename);
-    body = { form };
+    // The bytes as they are: the host sends them as a multipart body without copying them.
+    body = { upload: { metadata: input.body, filename, mediaType: media_type ?? 'application/octet-stream', bytes } };
   }
 
   const response = await api(op.method.toUpperCase(), path, body);
@@ -308,7 +329,8 @@ const noSchemaValidation = {
   }),
 };
 
-export function buildRemoteServer(api: ApiCall): McpServer {
+/** A server whose tool calls go to `apiFor(requestId)`: the caller of the JSON-RPC request it serves. */
+function buildServer(apiFor: (requestId: string | number) => ApiCall | undefined): McpServer {
   // The definitions are pure data of the registry: built once per isolate.
   tools ??= remoteToolDefinitions();
   instructions ??= remoteInstructions();
@@ -316,8 +338,87 @@ export function buildRemoteServer(api: ApiCall): McpServer {
     { name: 'switchboard', title: 'Switchboard', version: VERSION },
     { instructions, jsonSchemaValidator: noSchemaValidation },
   );
-  registerTools(server, tools, (tool, args) => callRemoteTool(tool, args, api), { ListToolsRequestSchema });
+  registerTools(
+    server,
+    tools,
+    (tool, args, requestId) => {
+      const api = apiFor(requestId);
+      if (!api) throw new Error('A tool call with no caller.');
+      return callRemoteTool(tool, args, api);
+    },
+    { ListToolsRequestSchema },
+  );
   return server;
+}
+
+/** A server whose every tool call goes to `api`. */
+export function buildRemoteServer(api: ApiCall): McpServer {
+  return buildServer(() => api);
+}
+
+/** The largest JSON-RPC body `/mcp` reads (worker/mcp.ts reads it, this bound included). */
+export const MCP_MAX_REQUEST_BYTES = MAX_REQUEST_BYTES;
+
+const isRequest = (message: JSONRPCMessage): message is JSONRPCRequest => 'method' in message && 'id' in message;
+const isResponse = (message: JSONRPCMessage) => 'id' in message && ('result' in message || 'error' in message);
+
+/**
+ * The transport of the isolate's one server: it stands for every request's own transport. The SDK
+ * answers a request through the transport it is connected to, and a stateless HTTP transport serves
+ * one HTTP request, so each request's transport hands its messages here; their IDs are renamed
+ * (two clients may both send ID 1) and mapped back, with their caller, until each is answered.
+ */
+class RequestMux implements Transport {
+  onmessage?: Transport['onmessage'];
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  private next = 0;
+  private readonly open = new Map<string, { transport: Transport; id: RequestId; api: ApiCall }>();
+
+  async start(): Promise<void> {}
+  async close(): Promise<void> {}
+
+  apiFor(requestId: string | number): ApiCall | undefined {
+    return this.open.get(String(requestId))?.api;
+  }
+
+  /** Routes what `transport` receives to the server, its calls made through `api`. */
+  attach(transport: Transport, api: ApiCall): void {
+    transport.onmessage = (message, extra) => {
+      if (!isRequest(message)) {
+        this.onmessage?.(message, extra);
+        return;
+      }
+      const id = `r${++this.next}`;
+      this.open.set(id, { transport, id: message.id, api });
+      this.onmessage?.({ ...message, id }, extra);
+    };
+  }
+
+  async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+    const key = isResponse(message) ? (message as { id: RequestId }).id : options?.relatedRequestId;
+    const call = key === undefined ? undefined : this.open.get(String(key));
+    // Nothing else has anywhere to go: a stateless server has no stream of its own to the client.
+    if (!call) return;
+    if (isResponse(message)) {
+      this.open.delete(String(key));
+      await call.transport.send({ ...message, id: call.id } as JSONRPCMessage);
+    } else {
+      await call.transport.send(message, { relatedRequestId: call.id });
+    }
+  }
+}
+
+/** The isolate's server and its transport, built on the first request. */
+let shared: Promise<RequestMux> | undefined;
+
+function sharedServer(): Promise<RequestMux> {
+  shared ??= (async () => {
+    const mux = new RequestMux();
+    await buildServer((requestId) => mux.apiFor(requestId)).connect(mux);
+    return mux;
+  })();
+  return shared;
 }
 
 function methodNotAllowed(): Response {
@@ -331,16 +432,20 @@ function methodNotAllowed(): Response {
   );
 }
 
-/** Answers one HTTP request to `/mcp` (already authenticated by the caller). */
-export async function handleRemoteMcp(request: Request, api: ApiCall): Promise<Response> {
+/**
+ * Answers one HTTP request to `/mcp` (already authenticated by the caller). `parsedBody` is the
+ * body when the caller has read and parsed it already.
+ */
+export async function handleRemoteMcp(request: Request, api: ApiCall, parsedBody?: unknown): Promise<Response> {
   if (request.method !== 'POST') return methodNotAllowed();
-  const server = buildRemoteServer(api);
+  const mux = await sharedServer();
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
     maxRequestBodySize: MAX_REQUEST_BYTES,
   });
-  await server.connect(transport);
+  mux.attach(transport, api);
+  await transport.start();
   // The answer is an SSE stream that the transport closes after the last response of this
-  // request; the server and transport are garbage once it is done.
-  return transport.handleRequest(request);
+  // request; the transport is garbage once it is done.
+  return transport.handleRequest(request, parsedBody === undefined ? undefined : { parsedBody });
 }

@@ -9,6 +9,8 @@
 //      route (an unknown API path: its fixed middleware, no Durable Object call), and GET /me;
 //      then GET /me and a send with the metrics middleware on and off (a request header that the
 //      launcher honours only under SWITCHBOARD_BENCH_HELLO);
+//      then remote MCP against HTTP: `whoami` over /mcp against GET /me, and a send over /mcp
+//      against POST /messages/direct, workerd CPU per request of each;
 //   5. the resident memory rise of the server's process tree during one maximal (50 MB) upload,
 //      per process, and again for a second one (scripts/bench-upload.mjs);
 //   6. the scale phases of issue 12 on a server of their own (scripts/bench-scale.mjs);
@@ -58,6 +60,8 @@ const { values } = parseArgs({
     rate: { type: 'string' },
     seconds: { type: 'string' },
     'skip-start': { type: 'boolean', default: false },
+    // `--phase mcp`: only remote MCP against HTTP, printed, nothing written.
+    phase: { type: 'string' },
   },
 });
 const QUICK = values.quick;
@@ -423,9 +427,14 @@ function summarize(records, { offered, seconds, elapsed, cpu, failures }) {
 // ---------------------------------------------------------------------------------------------
 // Closed loop: `clients` loops each waiting for its answer before the next request.
 
-async function closedLoop(label, path, { headers = {}, expect, method = 'GET', body }, procs) {
+async function closedLoop(label, path, { method = 'GET', headers = {}, body, expect }, procs) {
   const { clients, seconds, warmupSeconds } = PLAN.closed;
-  const send = () => request(method, path, { headers, ...(body && { body: body() }) });
+  // A body is a value or a function (a new one per request); text goes as is (a JSON-RPC call),
+  // anything else as JSON.
+  const send = () => {
+    const value = typeof body === 'function' ? body() : body;
+    return request(method, path, { headers, ...(typeof value === 'string' ? { raw: value } : { body: value }) });
+  };
   // Unmeasured first: connections, JIT and caches warm up for each route alike.
   const warmEnd = performance.now() + warmupSeconds * 1000;
   await Promise.all(
@@ -508,6 +517,45 @@ async function metricsOverhead(agents, procs) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Remote MCP against HTTP: the same operation as a tool call of `/mcp` and as its API request,
+// closed loop, workerd CPU per request.
+
+async function mcpCost(agents, procs) {
+  const [a, b] = agents;
+  const auth = { authorization: `Bearer ${a.key}` };
+  const rpc = { ...auth, accept: 'application/json, text/event-stream', 'content-type': 'application/json' };
+  let id = 0;
+  const call = (name, args) => () =>
+    JSON.stringify({ jsonrpc: '2.0', id: ++id, method: 'tools/call', params: { name, arguments: args } });
+  const send = { to_agent_ids: [b.id], body: 'bench: mcp against http' };
+  const pairs = [
+    {
+      label: 'whoami / GET /me',
+      mcp: ['POST', '/mcp', { headers: rpc, body: call('whoami', {}), expect: 200 }],
+      http: ['GET', '/api/v1/me', { headers: auth, expect: 200 }],
+    },
+    {
+      label: 'send_message / POST /messages/direct',
+      mcp: ['POST', '/mcp', { headers: rpc, body: call('send_message', send), expect: 200 }],
+      http: [
+        'POST',
+        '/api/v1/messages/direct',
+        { headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify(send), expect: 200 },
+      ],
+    },
+  ];
+  const out = [];
+  for (const pair of pairs) {
+    const [mcpMethod, mcpPath, mcpOptions] = pair.mcp;
+    const [httpMethod, httpPath, httpOptions] = pair.http;
+    const mcp = await closedLoop(`${pair.label} (/mcp)`, mcpPath, { method: mcpMethod, ...mcpOptions }, procs);
+    const http = await closedLoop(`${pair.label} (HTTP)`, httpPath, { method: httpMethod, ...httpOptions }, procs);
+    out.push({ label: pair.label, mcp, http, ratio: round(mcp.workerdCpuMs / http.workerdCpuMs, 2) });
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
 // Start-up: `npm start` on the built tree, then a restart after SIGKILL on the same data.
 
 async function startTimes() {
@@ -563,6 +611,13 @@ try {
   // The ceilings and the upload first, on a server with no backlog: an open-loop phase beyond
   // capacity can leave workerd working through queued Durable Object calls for minutes.
   const agent = agents[0];
+  if (values.phase === 'mcp') {
+    const pairs = await mcpCost(agents, procs);
+    for (const pair of pairs)
+      log(JSON.stringify({ label: pair.label, ratio: pair.ratio, mcp: pair.mcp, http: pair.http }));
+    await server.stop();
+    process.exit(pairs.some((p) => p.mcp.errors + p.http.errors > 0) ? 1 : 0);
+  }
   results.startup = await startupRun({ quick: QUICK, log, url: server.base, key: agent.key });
   results.closed = [
     await closedLoop('hello worker (same front and Miniflare)', '/__bench/hello', { expect: 200 }, procs),
@@ -584,6 +639,12 @@ try {
     log(
       `${m.label}: metrics on ${m.on.rps} req/s, ${m.on.workerdCpuMs} ms/req; off ${m.off.rps} req/s, ` +
         `${m.off.workerdCpuMs} ms/req (workerd CPU ${m.workerdCostPct} %), errors ${m.errors}`,
+    );
+  }
+  results.mcp = await mcpCost(agents, procs);
+  for (const pair of results.mcp) {
+    log(
+      `${pair.label}: /mcp ${pair.mcp.workerdCpuMs} ms/req, HTTP ${pair.http.workerdCpuMs} ms/req of workerd CPU (${pair.ratio}×), errors ${pair.mcp.errors + pair.http.errors}`,
     );
   }
   results.upload = await uploadMemory(api, agents, procs.launcher, PLAN.uploadBytes);
@@ -639,6 +700,9 @@ for (const run of [results.req49, ...(results.ramp ?? [])]) {
 for (const c of results.closed ?? []) if (c.errors > 0) problems.push(`${c.label}: ${c.errors} errors`);
 for (const m of results.metricsOverhead ?? [])
   if (m.errors > 0) problems.push(`${m.label} (metrics on/off): ${m.errors} errors`);
+for (const pair of results.mcp ?? []) {
+  for (const c of [pair.mcp, pair.http]) if (c.errors > 0) problems.push(`${c.label}: ${c.errors} errors`);
+}
 if (results.upload && !(results.upload.ok && results.upload.again.ok))
   problems.push(`upload answered ${results.upload.status}, then ${results.upload.again.status}`);
 results.problems = problems;
@@ -810,6 +874,21 @@ ${(r.metricsOverhead ?? [])
   .map(
     (m) =>
       `| ${m.label} | ${m.on.rps} | ${m.off.rps} | ${m.on.workerdCpuMs} | ${m.off.workerdCpuMs} | ${m.workerdCostPct} % | ${m.errors} |`,
+  )
+  .join('\n')}
+
+### Remote MCP against HTTP
+
+The same operation as a tool call of \`/mcp\` (one JSON-RPC \`tools/call\` per request, stateless, answered
+as SSE) and as its API request, closed loop as above, workerd CPU per request (the target: at most 1.3 times
+HTTP). Numbers under load are rough; the ratio, measured in the same run, is the figure to compare.
+
+| Operation | /mcp workerd ms/req | HTTP workerd ms/req | Ratio | /mcp req/s | HTTP req/s | Errors |
+|---|---|---|---|---|---|---|
+${(r.mcp ?? [])
+  .map(
+    (p) =>
+      `| ${p.label} | ${p.mcp.workerdCpuMs} | ${p.http.workerdCpuMs} | ${p.ratio}× | ${p.mcp.rps} | ${p.http.rps} | ${p.mcp.errors + p.http.errors} |`,
   )
   .join('\n')}
 

@@ -6,6 +6,7 @@
 import { OpenAPIHono, type z } from '@hono/zod-openapi';
 import type { Context, MiddlewareHandler } from 'hono';
 import { HTTPException } from 'hono/http-exception';
+import { routePath } from 'hono/route';
 import {
   ApiError,
   ERROR_REASONS,
@@ -18,14 +19,14 @@ import { operationList } from '../core/contract/index.js';
 import type { ErrorBody } from '../core/contract/models.js';
 import type { OperationDef } from '../core/contract/registry.js';
 import { currentSettings } from '../core/lib/settings-cache.js';
+import { BodyAborted, drainUnreadBody, jsonBody } from './body/index.js';
 import { handlers } from './handlers/index.js';
 import type { AppEnv, Handler } from './handlers/types.js';
+import { inProcessCalls } from './in-process.js';
 import { mountRemoteMcp } from './mcp.js';
 import { countEvents, countRefusal } from './metrics.js';
 import { auditTrail, isAudited } from './middleware/audit.js';
 import { requireAdmin, requireAgentFor } from './middleware/auth.js';
-import { drainUnreadBody } from './middleware/drain-body.js';
-import { jsonBody } from './middleware/json-body.js';
 import { frontGuard, requestContext } from './middleware/request-context.js';
 import { sameOriginWrites } from './middleware/same-origin.js';
 import { API_BASE, buildOpenApiDocument, routeFor } from './openapi.js';
@@ -131,6 +132,17 @@ export function toApiError(raw: unknown): ApiError {
   return new ApiError('internal_error', 'Internal error.');
 }
 
+/**
+ * The client went away mid-body: logged as such (a warning with its own code, not an unexpected
+ * error), and answered with a bare 400 that nobody reads.
+ */
+function bodyAborted(c: Context<AppEnv>): Response {
+  console.warn(`client_aborted ${c.req.method} ${routePath(c)} ${c.get('requestId') ?? ''}: ${ABORTED}`);
+  return c.body(null, 400);
+}
+
+const ABORTED = 'the client closed the connection before its request body was over';
+
 function middlewareFor(op: OperationDef) {
   const middleware: MiddlewareHandler<AppEnv>[] = [];
   // Every state change, with a body or not (key regenerate/revoke, deletes, logout), and first,
@@ -152,9 +164,10 @@ export function createApp(): OpenAPIHono<AppEnv> {
     },
   });
 
-  // drainUnreadBody first: it must also cover what frontGuard, the 404s and onError answer.
-  app.use('*', drainUnreadBody, requestMetrics, requestContext, frontGuard);
-  app.onError((error, c) => errorResponse(c, toApiError(error)));
+  // drainUnreadBody first (after telling in-process calls apart, before it replaces the Request):
+  // it must also cover what frontGuard, the 404s and onError answer.
+  app.use('*', inProcessCalls, drainUnreadBody, requestMetrics, requestContext, frontGuard);
+  app.onError((error, c) => (error instanceof BodyAborted ? bodyAborted(c) : errorResponse(c, toApiError(error))));
   const noRoute = (c: Context<AppEnv>) => {
     const allowed = methodsOf(c.req.path);
     if (allowed.length === 0) {

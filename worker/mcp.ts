@@ -2,21 +2,193 @@
  * `/mcp`: the remote MCP server (mcp/remote.ts) on the worker, authenticated exactly like the API
  * (requireAgent: the bearer key and the host's source addresses, the same 401/403 bodies). Each
  * tool call is one request to this same app, made in-process with the caller's key, client address
- * and (self-hosted) front secret: no network hop, and every rule of the API applies unchanged.
+ * and (self-hosted) front secret: no network hop, and every rule of the API applies unchanged. The
+ * call is marked as in-process (worker/in-process.ts), so the checks this request already passed
+ * (front secret, key, host address) are not made twice; those that depend on the call (channel
+ * access, the body) are.
+ *
+ * The body is read here, through the body module: a body larger than any JSON call of the API can
+ * only carry an inline file, so it is admitted as an upload (the per-agent lease multipart sends
+ * take) before it is read on, and the upload the call makes adopts that lease. A refused call costs
+ * no parsing and no decoding: its bytes are drained and dropped.
  */
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { createMiddleware } from 'hono/factory';
-import { type ApiCall, handleRemoteMcp } from '../mcp/remote.js';
+import { ApiError, reviveApiError } from '../core/contract/errors.js';
+import { maxJsonRequestBytes } from '../core/lib/limits.js';
+import { currentSettings } from '../core/lib/settings-cache.js';
+import {
+  type ApiCall,
+  handleRemoteMcp,
+  INLINE_FILE_MAX_BYTES,
+  type InlineUpload,
+  MCP_MAX_REQUEST_BYTES,
+} from '../mcp/remote.js';
+import { drainBody, type ReadGate, readBounded } from './body/index.js';
 import type { AppEnv } from './handlers/types.js';
+import { markInProcess } from './in-process.js';
 import { requireAgent } from './middleware/auth.js';
 import { FRONT_SECRET_HEADER } from './middleware/request-context.js';
 import { ownHostAndOrigin } from './middleware/same-origin.js';
 import { API_BASE } from './openapi.js';
+import { type Admission, admitUpload } from './uploads/admission.js';
 
 export const MCP_PATH = '/mcp';
 
-function inProcessApi(app: OpenAPIHono<AppEnv>, c: Context<AppEnv>): ApiCall {
+/** Room around the API body in a tool call: the JSON-RPC envelope, the tool name, a file's name and type. */
+const CALL_ENVELOPE_BYTES = 64 * 1024;
+
+/** The admission of one `/mcp` request, if its size says it may carry a file. */
+class CallAdmission {
+  admission: Admission | null = null;
+  adopted = false;
+
+  take(): Admission | null {
+    if (this.adopted || !this.admission) return null;
+    this.adopted = true;
+    return this.admission;
+  }
+
+  /** Released when the answer is over, unless the call's upload took it (and releases it itself). */
+  async done(): Promise<void> {
+    if (this.admission && !this.adopted) await this.admission.release();
+  }
+}
+
+/** The gate before a large body is read on: the upload admission, or undefined for a small call. */
+async function admissionGate(c: Context<AppEnv>, held: CallAdmission): Promise<ReadGate | undefined> {
+  const { limits } = await currentSettings(c.env);
+  const threshold = maxJsonRequestBytes(limits) + CALL_ENVELOPE_BYTES;
+  const declared = Number(c.req.header('content-length') ?? Number.NaN);
+  if (declared <= threshold) return undefined;
+  const agentId = (c.get('agent') as { agent_id: string }).agent_id;
+  // Base64 is 4 characters for 3 bytes: the file is at most three quarters of the body.
+  const file = Number.isFinite(declared) ? Math.ceil((declared * 3) / 4) : INLINE_FILE_MAX_BYTES;
+  const reserveBytes = Math.min(file, INLINE_FILE_MAX_BYTES, limits.max_file_bytes);
+  return {
+    afterBytes: Number.isFinite(declared) ? 0 : threshold,
+    open: async () => {
+      held.admission = await admitUpload(c, agentId, reserveBytes, limits);
+    },
+  };
+}
+
+/** The JSON-RPC error a refused body gets (no ID: the body was not read), with the API's error. */
+function refusal(c: Context<AppEnv>, error: ApiError): Response {
+  const tooLarge = error.code === 'payload_too_large';
+  const message = tooLarge
+    ? `Payload Too Large: Request body must not exceed ${MCP_MAX_REQUEST_BYTES} bytes`
+    : `${error.code}: ${error.text}`;
+  const { limit, retryAfterMs } = error.details;
+  const data = {
+    request_id: c.get('requestId'),
+    error: {
+      code: error.code,
+      message: error.text,
+      ...(limit !== undefined && { limit }),
+      ...(retryAfterMs !== undefined && { retry_after_ms: retryAfterMs }),
+    },
+  };
+  const headers: Record<string, string> = { 'Content-Type': 'application/json' };
+  if (retryAfterMs !== undefined) headers['Retry-After'] = String(Math.max(1, Math.ceil(retryAfterMs / 1000)));
+  return new Response(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message, data }, id: null }), {
+    status: error.status,
+    headers,
+  });
+}
+
+/**
+ * The body, read and parsed here: `parsed` for the transport, or `request` again (text) when it is
+ * not JSON, so that the transport answers it as it answers every malformed message.
+ */
+async function readCall(
+  c: Context<AppEnv>,
+  held: CallAdmission,
+): Promise<{ parsed: unknown } | { request: Request } | { refused: Response }> {
+  let bytes: Uint8Array;
+  if (Number(c.req.header('content-length')) > MCP_MAX_REQUEST_BYTES) {
+    return { refused: refusal(c, new ApiError('payload_too_large', 'The call is too large.')) };
+  }
+  try {
+    const declared = Number(c.req.header('content-length') ?? Number.NaN);
+    bytes = await readBounded(c.req.raw.body, MCP_MAX_REQUEST_BYTES, await admissionGate(c, held), declared);
+  } catch (raw) {
+    const error = reviveApiError(raw);
+    if (!(error instanceof ApiError)) throw raw;
+    return { refused: refusal(c, error) };
+  }
+  const text = new TextDecoder().decode(bytes);
+  try {
+    return { parsed: JSON.parse(text) };
+  } catch {
+    const headers = new Headers(c.req.raw.headers);
+    headers.delete('content-length');
+    return { request: new Request(c.req.raw.url, { method: 'POST', headers, body: text }) };
+  }
+}
+
+/** Lets `held` go once the answer is over (or the client has gone). */
+function releaseAfter(c: Context<AppEnv>, response: Response, held: CallAdmission): Response {
+  if (!held.admission) return response;
+  if (!response.body) {
+    waitUntil(c, held.done());
+    return response;
+  }
+  const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
+  waitUntil(
+    c,
+    response.body
+      .pipeTo(writable)
+      .catch(() => {})
+      .then(() => held.done()),
+  );
+  return new Response(readable, response);
+}
+
+function waitUntil(c: Context<AppEnv>, work: Promise<unknown>): void {
+  try {
+    c.executionCtx.waitUntil(work);
+  } catch {
+    // No execution context (the app called directly in a test): the work still runs.
+  }
+}
+
+/** A name in a part header as browsers write it (the multipart parser reads it back the same way). */
+const headerValue = (text: string) => text.replace(/"/g, '%22').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+
+/** A media type as a Blob keeps it (File API): lower case, or empty when it is not printable ASCII. */
+const blobType = (type: string) => (/^[\x20-\x7e]*$/.test(type) ? type.toLowerCase() : '');
+
+/**
+ * A send with its file as a multipart body (metadata, then the file), streamed from the bytes the
+ * call decoded: neither a Blob nor workerd's form encoding copies them again.
+ */
+function multipartOf(upload: InlineUpload): { body: ReadableStream<Uint8Array>; type: string } {
+  const boundary = `----switchboard-mcp-${crypto.randomUUID()}`;
+  const encoder = new TextEncoder();
+  const parts = [
+    encoder.encode(
+      `--${boundary}\r\nContent-Disposition: form-data; name="metadata"\r\n\r\n${JSON.stringify(upload.metadata)}\r\n` +
+        `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${headerValue(upload.filename)}"\r\n` +
+        `Content-Type: ${blobType(upload.mediaType) || 'application/octet-stream'}\r\n\r\n`,
+    ),
+    upload.bytes,
+    encoder.encode(`\r\n--${boundary}--\r\n`),
+  ];
+  let at = 0;
+  const body = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      const part = parts[at];
+      if (part === undefined) return controller.close();
+      parts[at++] = undefined as never;
+      controller.enqueue(part);
+    },
+  });
+  return { body, type: `multipart/form-data; boundary=${boundary}` };
+}
+
+function inProcessApi(app: OpenAPIHono<AppEnv>, c: Context<AppEnv>, held: CallAdmission): ApiCall {
   const outer = c.req.raw;
   let ctx: ExecutionContext | undefined;
   try {
@@ -24,6 +196,7 @@ function inProcessApi(app: OpenAPIHono<AppEnv>, c: Context<AppEnv>): ApiCall {
   } catch {
     // No execution context (the app called directly in a test).
   }
+  const agent = c.get('agent');
   return (method, path, body) => {
     const headers = new Headers();
     const authorization = outer.headers.get('authorization');
@@ -37,9 +210,12 @@ function inProcessApi(app: OpenAPIHono<AppEnv>, c: Context<AppEnv>): ApiCall {
       headers.set('content-type', 'application/json');
       payload = JSON.stringify(body.json);
     } else if (body) {
-      payload = body.form;
+      const form = multipartOf(body.upload);
+      headers.set('content-type', form.type);
+      payload = form.body;
     }
     const request = new Request(new URL(API_BASE + path, outer.url), { method, headers, body: payload });
+    if (agent) markInProcess(request, { agent, takeAdmission: () => held.take() });
     return Promise.resolve(app.fetch(request, c.env, ctx));
   };
 }
@@ -53,11 +229,33 @@ const bearerChallenge = createMiddleware<AppEnv>(async (c, next) => {
   if (c.res.status === 401) c.res.headers.set('WWW-Authenticate', 'Bearer');
 });
 
+async function serveMcp(app: OpenAPIHono<AppEnv>, c: Context<AppEnv>): Promise<Response> {
+  const held = new CallAdmission();
+  const api = inProcessApi(app, c, held);
+  if (c.req.method !== 'POST') return handleRemoteMcp(c.req.raw, api);
+  const call = await readCall(c, held);
+  if ('refused' in call) {
+    await held.done();
+    // The rest is read (and dropped, into one reused buffer) before the refusal goes out: an HTTP
+    // client still sending its body when the answer comes and the connection closes sees a
+    // failed write instead of the answer.
+    const relay = c.get('bodyRelay');
+    if (relay) await drainBody(await relay.leftover(), MCP_MAX_REQUEST_BYTES);
+    return call.refused;
+  }
+  try {
+    const response =
+      'parsed' in call ? await handleRemoteMcp(c.req.raw, api, call.parsed) : await handleRemoteMcp(call.request, api);
+    return releaseAfter(c, response, held);
+  } catch (error) {
+    await held.done();
+    throw error;
+  }
+}
+
 export function mountRemoteMcp(app: OpenAPIHono<AppEnv>): void {
   // Tool calls change state, so a foreign browser Origin is refused as on every API write, and
   // Host must be one of the server's names on every request (the MCP specification asks servers
   // to guard against DNS rebinding); MCP clients that are not browsers send no Origin.
-  app.all(MCP_PATH, bearerChallenge, ownHostAndOrigin, requireAgent, (c) =>
-    handleRemoteMcp(c.req.raw, inProcessApi(app, c)),
-  );
+  app.all(MCP_PATH, bearerChallenge, ownHostAndOrigin, requireAgent, (c) => serveMcp(app, c));
 }

@@ -321,7 +321,7 @@ describe('one keep-alive client, every operation, with and without bodies', () =
   });
 
   it('answers a refusal of a body larger than the drain bound, then closes that connection', async () => {
-    // 70 MB: past the worker's 64 MB drain bound (worker/lib/json-body.ts), so the answer goes out
+    // 70 MB: past the worker's 64 MB drain bound (worker/body/drain.ts), so the answer goes out
     // while the body is still arriving, and that connection must end cleanly.
     const huge = Buffer.alloc(70_000_000, 1);
     const multipartType = { 'content-type': 'multipart/form-data; boundary=x' };

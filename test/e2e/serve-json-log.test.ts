@@ -6,12 +6,34 @@
  * refused sign-in, host and agent creation, a send, a file upload, a claim, an ACK, a download).
  */
 import { readFileSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { adminLogin, api, createAgent, createHost, type Server, startServer, tempDir } from './harness.js';
 
 let server: Server;
 let output = '';
+
+/**
+ * A client that sends the start of a body and closes its connection: the request is over for
+ * everyone, and the server's log says so. Resolves once the server has had time to notice.
+ */
+async function abortMidBody(path: string, key: string, type: string, start: string): Promise<void> {
+  const { hostname, port } = new URL(server.url);
+  const socket = net.connect(Number(port), hostname);
+  await new Promise<void>((resolve, reject) => {
+    socket.once('connect', resolve);
+    socket.once('error', reject);
+  });
+  socket.on('error', () => {});
+  socket.write(
+    `POST ${path} HTTP/1.1\r\nHost: ${hostname}:${port}\r\nAuthorization: Bearer ${key}\r\n` +
+      `Content-Type: ${type}\r\nContent-Length: 1000000\r\n\r\n${start}`,
+  );
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  socket.destroy();
+  await new Promise((resolve) => setTimeout(resolve, 1_500));
+}
 const secrets = new Map<string, string>();
 
 beforeAll(async () => {
@@ -72,6 +94,14 @@ beforeAll(async () => {
     body: { acks: items },
   });
   expect(ack.status).toBe(200);
+  // Clients that go away mid-body: a JSON send, and a multipart upload inside its file part.
+  await abortMidBody('/api/v1/messages/direct', a.key, 'application/json', '{"to_agent_ids":["');
+  await abortMidBody(
+    '/api/v1/messages/direct',
+    a.key,
+    'multipart/form-data; boundary=XyZ',
+    `--XyZ\r\nContent-Disposition: form-data; name="metadata"\r\n\r\n${JSON.stringify({ to_agent_ids: [b.agent.agent_id], body: 'abort' })}\r\n--XyZ\r\nContent-Disposition: form-data; name="file"; filename="a.bin"\r\n\r\n${'x'.repeat(1000)}`,
+  );
   // A key in the query string is no key, but must not be logged either.
   await api(server, 'GET', `/me?api_key=${encodeURIComponent(a.key)}`);
 
@@ -103,7 +133,8 @@ it('logs each request with its route template, status, duration, client address 
     .filter((line) => line.startsWith('{'))
     .map((line) => JSON.parse(line))
     .filter((r) => r.event === 'request');
-  for (const r of requests) {
+  // A client that went away before any answer has no request ID or status (checked below).
+  for (const r of requests.filter((r) => !r.aborted)) {
     expect(r).toMatchObject({
       request_id: expect.stringMatching(/^req_/),
       method: expect.any(String),
@@ -118,6 +149,19 @@ it('logs each request with its route template, status, duration, client address 
   expect(requests.find((r) => r.route === '/api/v1/files/:file_id/content')).toBeDefined();
   expect(requests.find((r) => r.route === '/api/v1/admin/agents')).toMatchObject({ status: 201, admin: 'admin' });
   expect(requests.filter((r) => r.route === '/api/v1/admin/login').map((r) => r.status)).toEqual([200, 401]);
+});
+
+it('logs a client that closed its connection mid-body as an abort, never as an unexpected error', () => {
+  const records = server
+    .stdout()
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line));
+  const logs = records.filter((r) => r.event === 'worker_log');
+  expect(logs.filter((r) => /unexpected error/i.test(r.message))).toEqual([]);
+  const aborts = logs.filter((r) => /^client_aborted\b/.test(r.message));
+  expect(aborts.length).toBeGreaterThanOrEqual(1);
+  for (const r of aborts) expect(r.level).toBe('warn');
 });
 
 it('has no key, token, password, cookie, pepper or message content anywhere in the output', () => {

@@ -13,7 +13,7 @@ describe('dependency hazards', () => {
 
   it('scans the sources', () => {
     expect(files).toContain('client/fields.ts');
-    expect(files).toContain('worker/middleware/json-body.ts');
+    expect(files).toContain('worker/body/json.ts');
   });
 
   it.each([

@@ -1,11 +1,11 @@
 /**
  * Request bodies are read into one reused buffer when the runtime offers a byte stream
- * (worker/lib/body-reader.ts), and the relay that every non-JSON body passes through hands that
+ * (worker/body/reader.ts), and the relay that every non-JSON body passes through hands that
  * reader to the upload path without a JavaScript stream in between (relayBody's `direct`).
  */
 import { describe, expect, it } from 'vitest';
-import { BODY_READ_BYTES, bodyReader } from '../../worker/lib/body-reader.js';
-import { drainBody, relayBody } from '../../worker/lib/json-body.js';
+import { drainBody, relayBody } from '../../worker/body/drain.js';
+import { BODY_READ_BYTES, bodyReader } from '../../worker/body/reader.js';
 
 function pattern(length: number): Uint8Array {
   const bytes = new Uint8Array(length);

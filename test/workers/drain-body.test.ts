@@ -1,5 +1,5 @@
 /**
- * Every request body is read to its end before the answer leaves (worker/middleware/drain-body.ts),
+ * Every request body is read to its end before the answer leaves (worker/body/drain.ts),
  * whatever the route, the status or the handler did with it: workerd closes, or resets without
  * answering, a connection whose request body the worker left unread (issue 10, item 3). The
  * whole path over real sockets, with a keep-alive client, is test/e2e/keep-alive.test.ts.
@@ -8,7 +8,7 @@ import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:
 import { describe, expect, it } from 'vitest';
 import { operationList } from '../../core/contract/index.js';
 import { createApp } from '../../worker/app.js';
-import { drainAfterAnswer, drainBody, relayBody } from '../../worker/lib/json-body.js';
+import { drainAfterAnswer, drainBody, relayBody } from '../../worker/body/drain.js';
 import { adminCookie, createAgent, createHost } from './helpers.js';
 
 /** A request body that records how far it was read, and whether it was cancelled. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_LIMITS } from '../../core/lib/limits.js';
-import { MAX_JSON_DEPTH } from '../../worker/lib/json-body.js';
+import { MAX_JSON_DEPTH } from '../../worker/body/json.js';
 import { call } from './helpers.js';
 import { inbox, world } from './messaging-helpers.js';
 import { multipartBody } from './multipart-body.js';

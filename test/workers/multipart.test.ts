@@ -6,7 +6,7 @@ import {
   MultipartParser,
   multipartBoundary,
   parsePartHeaders,
-} from '../../worker/uploads/multipart.js';
+} from '../../worker/body/multipart.js';
 import { multipartBody } from './multipart-body.js';
 
 const enc = new TextEncoder();

@@ -13,10 +13,10 @@ import type { StagedFile } from '../../core/domain/principals.js';
 import { uploadShare } from '../../core/lib/limits.js';
 import { forgetCachedSettings } from '../../core/lib/settings-cache.js';
 import { admissionRefusal } from '../../durable-objects/retention/admission.js';
+import { StallGuard } from '../../worker/body/stall.js';
+import { readUploadRequest } from '../../worker/body/upload.js';
 import type { AppEnv } from '../../worker/handlers/types.js';
-import { readUploadRequest } from '../../worker/uploads/request.js';
 import { PART_BYTES } from '../../worker/uploads/staging.js';
-import { StallGuard } from '../../worker/uploads/stall.js';
 import { type FormPart, formPart, multipartBody } from './multipart-body.js';
 import { env } from './test-env.js';
 

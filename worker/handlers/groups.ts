@@ -24,7 +24,7 @@ import type { Env } from '../../core/env.js';
 import { newId } from '../../core/lib/crypto.js';
 import { currentSettings } from '../../core/lib/settings-cache.js';
 import { agentObject, channelObject, registry } from '../../core/stubs.js';
-import { isMultipart } from '../uploads/request.js';
+import { isMultipart } from '../body/index.js';
 import { isKnownChannel } from './channel-access.js';
 import { readSendRequest } from './messaging/upload.js';
 import type { AppEnv, Handler } from './types.js';

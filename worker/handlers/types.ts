@@ -4,7 +4,8 @@ import type { OperationDef, OperationInput, OperationOutput } from '../../core/c
 import type { AuthedAgent } from '../../core/domain/principals.js';
 import type { Env } from '../../core/env.js';
 import type { PendingChannel, SessionView } from '../../core/rpc.js';
-import type { BodyRelay } from '../lib/json-body.js';
+import type { BodyRelay } from '../body/index.js';
+import type { InProcessCall } from '../in-process.js';
 
 /** The signed-in administrator: the session, with the keyed hash of its token (to end it on logout). */
 export type AdminPrincipal = SessionView;
@@ -16,7 +17,7 @@ export interface AppVariables {
   admin?: AdminPrincipal;
   /** Agent routes: the channel/group IDs named in the path or query, and whether the agent's index knows each. */
   channelAccess?: ReadonlyMap<string, boolean>;
-  /** A JSON body, strictly decoded and parsed (middleware/json-body.ts); the route's schema validates it. */
+  /** A JSON body, strictly decoded and parsed (body/json.ts); the route's schema validates it. */
   jsonBody?: unknown;
   /** Why the JSON body was refused; thrown once the path and query are validated. */
   jsonBodyError?: unknown;
@@ -25,10 +26,12 @@ export interface AppVariables {
    * query passed, the body added once it passed too): the only source of audit targets.
    */
   validInput?: { params: unknown; query: unknown; body: unknown };
-  /** The request body's relay (middleware/drain-body.ts), for handlers that read a large body directly. */
+  /** The request body's relay (body/drain.ts), for handlers that read a large body directly. */
   bodyRelay?: BodyRelay;
   /** The body as read during authentication (middleware/auth-extras.ts): its value, or its refusal for later. */
   earlyBody?: { value: unknown } | { error: unknown };
+  /** A tool call of `/mcp`, made in-process after that request was authenticated (worker/in-process.ts). */
+  inProcess?: InProcessCall;
   /** GET /inbox, POST /inbox/claim: the channels with a pending hint, answered by the authentication call. */
   pendingChannels?: readonly PendingChannel[];
 }

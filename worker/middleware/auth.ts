@@ -7,12 +7,12 @@ import { channelOfFileId } from '../../core/domain/file-id.js';
 import { hasValidTag, parseApiKey, pepperOf, storedKeyHash } from '../../core/lib/api-key.js';
 import { keyedHash } from '../../core/lib/crypto.js';
 import { agentObject, registry } from '../../core/stubs.js';
+import { readJsonBody } from '../body/index.js';
 import type { AppEnv } from '../handlers/types.js';
 import { legacyKeyAgents } from '../lib/legacy-keys.js';
 import { noteRefusedKey } from '../lib/refused-keys.js';
 import { takeClears } from '../lib/stale-hints.js';
 import { authExtrasFor } from './auth-extras.js';
-import { readJsonBody } from './json-body.js';
 
 export const SESSION_COOKIE = 'switchboard_session';
 
@@ -46,6 +46,16 @@ function namedChannels(c: Context<AppEnv>): string[] {
 export function requireAgentFor(op: OperationDef | null) {
   const extras = authExtrasFor(op);
   return createMiddleware<AppEnv>(async (c, next) => {
+    const channelIds = namedChannels(c);
+    // A tool call of `/mcp` that names no channel needs nothing the outer request's check did not
+    // establish: the same key, from the same address, a moment ago.
+    const inProcess = c.get('inProcess');
+    if (inProcess && channelIds.length === 0 && !extras) {
+      c.set('agent', inProcess.agent);
+      c.set('channelAccess', new Map());
+      await next();
+      return;
+    }
     const header = c.req.header('authorization') ?? '';
     const parsed = parseApiKey(/^Bearer\s+(\S+)\s*$/i.exec(header)?.[1] ?? '');
     const pepper = pepperOf(c.env);
@@ -58,7 +68,6 @@ export function requireAgentFor(op: OperationDef | null) {
     }
     const keyHash = await storedKeyHash(pepper, parsed.key, tagged);
     const stub = agentObject(c.env, parsed.agentId);
-    const channelIds = namedChannels(c);
     let pending = false;
     if (extras && op) {
       let body: unknown;

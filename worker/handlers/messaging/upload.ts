@@ -1,7 +1,7 @@
 /**
  * The request of a send route, from JSON or from multipart/form-data (`metadata` part = the JSON
  * body, at most one `file` part). Multipart requests go through the streaming upload reader
- * (worker/uploads/request.ts): the metadata gets the same strict UTF-8 and lone-surrogate checks as
+ * (worker/body/upload.ts): the metadata gets the same strict UTF-8 and lone-surrogate checks as
  * a JSON body, and the file is staged in R2 under an opaque key while its size is enforced and its
  * SHA-256 computed. The caller must `release()` once the messages are committed (or failed), which
  * deletes the staged object; each message has its own copy by then.
@@ -9,7 +9,7 @@
 import type { z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { StagedFile } from '../../../core/domain/principals.js';
-import { isMultipart, readUploadRequest } from '../../uploads/request.js';
+import { isMultipart, readUploadRequest } from '../../body/index.js';
 import type { AppEnv } from '../types.js';
 
 export interface SendRequest<T> {

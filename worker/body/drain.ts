@@ -1,8 +1,127 @@
+/**
+ * Bodies nobody read: the relay that stands between the runtime's request body and the handlers,
+ * and the middleware that reads every body to its end (bounded) before its answer leaves.
+ */
 import type { Context } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import type { AppEnv } from '../handlers/types.js';
-import { type BodyReader, bodyReader } from '../lib/body-reader.js';
-import { DRAIN_MAX_BYTES, drainAfterAnswer, drainBody, relayBody } from '../lib/json-body.js';
+import { JSON_TYPE } from './json.js';
+import { type BodyReader, bodyReader, joinChunks } from './reader.js';
+
+/**
+ * How much of a body nobody used is read and dropped before the answer goes out, and for how
+ * long. workerd closes (or resets, without answering) a client connection whose request body the
+ * worker left unread, so every body is read to its end (drainUnreadBody below); beyond
+ * these bounds the answer goes out anyway, on a connection that then closes.
+ */
+export const DRAIN_MAX_BYTES = 64_000_000;
+export const DRAIN_MAX_MS = 30_000;
+
+/**
+ * Reads `reader` and drops the bytes. True once the body has ended (or failed: the client is
+ * gone); false when `maxBytes` or `maxMs` ran out first, with the stream left as it is.
+ */
+export async function drainBody(
+  reader: BodyReader,
+  maxBytes = DRAIN_MAX_BYTES,
+  maxMs = DRAIN_MAX_MS,
+): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const expired = new Promise<'expired'>((resolve) => {
+    timer = setTimeout(() => resolve('expired'), maxMs);
+  });
+  let seen = 0;
+  try {
+    for (;;) {
+      const next = await Promise.race([reader.read(), expired]);
+      if (next === 'expired') return false;
+      if (next.done) return true;
+      seen += next.value.byteLength;
+      if (seen > maxBytes) return false;
+    }
+  } catch {
+    // The client went away mid-body: nothing is left to read, and no one is left to answer.
+    return true;
+  } finally {
+    if (timer !== undefined) clearTimeout(timer);
+  }
+}
+
+/**
+ * Keeps reading a body that outgrew the drain bounds while its answer goes out: workerd resets a
+ * connection on which the worker stopped reading (the answer is then lost), but sends the answer
+ * while the body is still being read. The self-host front closes that connection once the answer
+ * is through; here, the reading stops after DRAIN_MAX_MS at the latest.
+ */
+export async function drainAfterAnswer(reader: BodyReader): Promise<void> {
+  if (!(await drainBody(reader, Number.POSITIVE_INFINITY, DRAIN_MAX_MS))) await reader.cancel().catch(() => {});
+}
+
+/** What relayBody answers: the body for handlers, and what they left for the drain. */
+export interface BodyRelay {
+  /** The body as a stream, for handlers that read it as one. */
+  body: ReadableStream<Uint8Array>;
+  /**
+   * The same bytes without the stream in between: reads fill one reused buffer (body-reader.ts),
+   * so a large upload allocates nothing per chunk. A handler reads `body` or this, never both.
+   * Its cancel, like the stream's, stops the relay and never the runtime stream.
+   */
+  direct(): BodyReader;
+  /** The runtime stream's reader, once any read under way has landed: what the handler left. */
+  leftover(): Promise<BodyReader>;
+}
+
+/**
+ * Stands between the runtime's request body and the handlers: they read (or cancel, or ignore)
+ * `body` or `direct()` as usual, while `leftover()` gives what they left, because only this relay
+ * holds the runtime stream's reader. A handler's cancel stops the relay, never the runtime stream.
+ */
+export function relayBody(source: ReadableStream<Uint8Array>): BodyRelay {
+  const reader = bodyReader(source);
+  let pulling: Promise<unknown> = Promise.resolve();
+  let cancelled = false;
+  const read = () => {
+    const next = reader.read();
+    pulling = next;
+    return next;
+  };
+  const body = new ReadableStream<Uint8Array>(
+    {
+      pull(controller) {
+        return read().then(
+          ({ done, value }) => {
+            // After a cancel the chunk is simply dropped, as draining would drop it.
+            if (cancelled) return;
+            if (done) controller.close();
+            // A stream's chunks are its reader's to keep: a view of the reused buffer is copied.
+            else controller.enqueue(reader.reusesBuffer ? value.slice() : value);
+          },
+          (error: unknown) => {
+            if (!cancelled) controller.error(error);
+          },
+        );
+      },
+      cancel() {
+        cancelled = true;
+      },
+    },
+    { highWaterMark: 0 },
+  );
+  return {
+    body,
+    direct: () => ({
+      read: () => (cancelled ? Promise.resolve({ done: true, value: undefined }) : read()),
+      cancel: async () => {
+        cancelled = true;
+      },
+    }),
+    async leftover() {
+      // A read of the relay may still be waiting on the runtime stream: let it land first.
+      await pulling.catch(() => {});
+      return reader;
+    },
+  };
+}
 
 /**
  * How long the answer waits for the rest of a body before it goes out first. A body that is
@@ -54,8 +173,6 @@ export const drainUnreadBody = createMiddleware<AppEnv>(async (c, next) => {
 function jsonApiBody(c: Context<AppEnv>): boolean {
   return c.req.path.startsWith('/api/') && JSON_TYPE.test(c.req.header('content-type') ?? '');
 }
-
-const JSON_TYPE = /^application\/([\w.-]+\+)?json\s*(;|$)/i;
 
 /** Answers larger than this are not held (a file download has its length and streams as is). */
 const HOLD_MAX_BYTES = 1_000_000;
@@ -125,11 +242,5 @@ async function readAtMost(
       return { rest };
     }
   }
-  const whole = new Uint8Array(total);
-  let at = 0;
-  for (const chunk of chunks) {
-    whole.set(chunk, at);
-    at += chunk.byteLength;
-  }
-  return { whole };
+  return { whole: joinChunks(chunks, total) };
 }

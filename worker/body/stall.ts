@@ -9,7 +9,7 @@
  * must bring at least `minBytes`. The window that is open when the body ends is never judged.
  */
 import { ApiError } from '../../core/contract/errors.js';
-import type { BodyReader } from '../lib/body-reader.js';
+import type { BodyReader } from './reader.js';
 
 export class StallGuard {
   private waited = 0;

@@ -1,0 +1,150 @@
+/**
+ * `/mcp` inline uploads are admitted before their body is read: 20 concurrent `send_message`
+ * calls, each carrying a 3.9 MB file in base64 (5.2 MB of JSON), from one agent. The agent's share
+ * of upload admission lets a few through; the rest are refused with `upload_admission_denied`
+ * before a byte of their body is parsed or decoded, so workerd's resident memory (VmRSS of the
+ * launcher's workerd child, sampled through the attack) stays near what it was idle (MAX_RISE_MB).
+ * The admitted calls deliver their file; the refused ones store nothing.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { adminLogin, api, createAgent, createHost, type Server, startServer } from './harness.js';
+
+let server: Server;
+let alice: { agent: { agent_id: string }; key: string };
+let bob: { agent: { agent_id: string }; key: string };
+
+const CALLS = 20;
+const FILE_BYTES = 3_900_000;
+const MCP_HEADERS = { accept: 'application/json, text/event-stream', 'content-type': 'application/json' };
+
+/** The workerd processes under the launcher (its children and theirs). */
+function workerdPids(root: number): number[] {
+  const parents = new Map<number, { ppid: number; comm: string }>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const close = stat.lastIndexOf(')');
+      const comm = stat.slice(stat.indexOf('(') + 1, close);
+      const ppid = Number(stat.slice(close + 2).split(' ')[1]);
+      parents.set(Number(entry), { ppid, comm });
+    } catch {
+      // The process ended while listed.
+    }
+  }
+  const found: number[] = [];
+  const visit = (pid: number) => {
+    for (const [child, info] of parents) {
+      if (info.ppid !== pid) continue;
+      if (info.comm === 'workerd') found.push(child);
+      visit(child);
+    }
+  };
+  visit(root);
+  return found;
+}
+
+function rssMb(pids: number[]): number {
+  let kb = 0;
+  for (const pid of pids) {
+    try {
+      const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+      kb += match ? Number(match[1]) : 0;
+    } catch {
+      // The process is gone (the server stopped): it holds nothing.
+    }
+  }
+  return kb / 1024;
+}
+
+/** The tool result of one JSON-RPC call answered as SSE or JSON, or the HTTP-level error. */
+function rpcOutcome(status: number, text: string): { result?: any; error?: any } {
+  const data = /^data: (.+)$/m.exec(text)?.[1] ?? text;
+  try {
+    return JSON.parse(data);
+  } catch {
+    return { error: { code: status, message: text } };
+  }
+}
+
+beforeAll(async () => {
+  server = await startServer();
+  const cookie = await adminLogin(server);
+  const host = await createHost(server, cookie, ['127.0.0.1']);
+  alice = await createAgent(server, cookie, host.host_id, 'alice');
+  bob = await createAgent(server, cookie, host.host_id, 'bob');
+  // Warm the MCP path once (isolate, tools), with a small file, so idle is measured warm.
+  const warm = await fetch(new URL('/mcp', server.url), {
+    method: 'POST',
+    headers: { ...MCP_HEADERS, authorization: `Bearer ${alice.key}` },
+    body: JSON.stringify(sendCall(0, Buffer.alloc(1000, 1).toString('base64'))),
+  });
+  expect(rpcOutcome(warm.status, await warm.text()).result?.isError).toBeFalsy();
+});
+afterAll(async () => {
+  await server?.stop();
+});
+
+function sendCall(id: number, base64: string) {
+  return {
+    jsonrpc: '2.0',
+    method: 'tools/call',
+    params: {
+      name: 'send_message',
+      arguments: {
+        to_agent_ids: [bob.agent.agent_id],
+        body: `attack ${id}`,
+        file: { filename: `f${id}.bin`, content_base64: base64 },
+      },
+    },
+    id,
+  };
+}
+
+/**
+ * How far above idle workerd may go. Before admission moved ahead of the read, the attack took it
+ * about 460 MB above idle; now only the admitted calls (the agent's share) hold their bytes, each
+ * a few copies of its file (body, JSON string, decoded bytes, staging), and garbage collection on
+ * a loaded machine lags behind them: the bound leaves room for that, far below the old cost.
+ */
+const MAX_RISE_MB = 128;
+
+it('20 concurrent 3.9 MB inline uploads: refused before decoding, workerd RSS stays near idle', async () => {
+  const pids = workerdPids(server.pid);
+  expect(pids.length).toBeGreaterThan(0);
+  const idle = rssMb(pids);
+  const base64 = Buffer.alloc(FILE_BYTES, 7).toString('base64');
+  let peak = idle;
+  const sampler = setInterval(() => {
+    peak = Math.max(peak, rssMb(pids));
+  }, 20);
+  const attack = Promise.all(
+    Array.from({ length: CALLS }, async (_, i) => {
+      const res = await fetch(new URL('/mcp', server.url), {
+        method: 'POST',
+        headers: { ...MCP_HEADERS, authorization: `Bearer ${alice.key}` },
+        body: JSON.stringify(sendCall(i + 1, base64)),
+      });
+      return { status: res.status, ...rpcOutcome(res.status, await res.text()) };
+    }),
+  );
+  const outcomes = await attack.finally(() => clearInterval(sampler));
+  peak = Math.max(peak, rssMb(pids));
+
+  const sent = outcomes.filter((o) => o.result && !o.result.isError);
+  const refused = outcomes.filter((o) => !(o.result && !o.result.isError));
+  expect(sent.length).toBeGreaterThan(0);
+  expect(refused.length).toBeGreaterThan(0);
+  for (const o of refused) {
+    // A clear refusal: the tool's error result, or a JSON-RPC error naming the code.
+    const code =
+      o.result?.structuredContent?.error?.code ?? /upload_admission_denied/.exec(o.error?.message ?? '')?.[0];
+    expect(code, JSON.stringify(o).slice(0, 300)).toBe('upload_admission_denied');
+  }
+  expect(peak - idle, `workerd ${idle.toFixed(0)} MB idle, ${peak.toFixed(0)} MB at peak`).toBeLessThan(MAX_RISE_MB);
+
+  // Only the admitted calls stored anything: bob's inbox holds the warm-up and those.
+  const inbox = await api(server, 'GET', '/inbox', { key: bob.key });
+  expect(inbox.body.unread).toBe(1 + sent.length);
+}, 120_000);
