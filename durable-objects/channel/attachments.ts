@@ -24,8 +24,13 @@ import type { ChannelStore, Db, SendOutcome } from './store.js';
 
 /** How soon a failed catalog report is tried again. */
 const CATALOG_RETRY_MS = backoffMs(1, DELIVERY_RETRY);
-/** Figures changed by a cleanup run or a claim or ACK reach the catalog this soon (coalesced, like after sends). */
+/** Figures changed by a cleanup run reach the catalog this soon (coalesced, like after sends). */
 const CATALOG_SYNC_DELAY_MS = 30_000;
+/**
+ * A claim, ACK, extend or release reaches the catalog (the fleet view's backlog) this soon: one
+ * report per channel per window however many of them, off the request path (the alarm).
+ */
+export const BACKLOG_REPORT_DELAY_MS = 5_000;
 /** After a lease's end, so the report sees it ended. */
 const LEASE_END_SLACK_MS = 1_000;
 
@@ -176,8 +181,8 @@ export class ChannelAttachments {
    * The figures changed outside a send (retroactive cleanup, a claim, an ACK, an extend or a
    * release changed the backlog): the catalog hears of it by alarm, coalesced.
    */
-  async scheduleCatalogSync(): Promise<void> {
-    await this.alarms.within(CATALOG_SYNC_DELAY_MS);
+  async scheduleCatalogSync(delayMs = CATALOG_SYNC_DELAY_MS): Promise<void> {
+    await this.alarms.within(delayMs);
   }
 
   /** Keeps an alarm set for the next deletion retry or stale-copy sweep. */

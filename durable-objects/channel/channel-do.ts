@@ -17,7 +17,7 @@ import { AlarmScheduler } from '../shared/alarm-scheduler.js';
 import { openDatabase } from '../shared/database.js';
 import type { DeletionStats } from '../shared/deletion-jobs.js';
 import { backoffMs, DELIVERY_RETRY, deliverPending } from '../shared/outbox.js';
-import { ChannelAttachments } from './attachments.js';
+import { BACKLOG_REPORT_DELAY_MS, ChannelAttachments } from './attachments.js';
 import type { ChannelFileView } from './files.js';
 import type { Pool } from './hot-sql.js';
 import { IndexKnowledge } from './index-knowledge.js';
@@ -287,10 +287,11 @@ export class ChannelDO extends DurableObject<Env> {
 
   /**
    * A claim, ACK, extend or release changed someone's backlog: the retention catalog (the fleet
-   * view's backlog) hears of it with the channel's next report, by alarm, coalesced.
+   * view's backlog) hears of it with the channel's next report, by alarm within
+   * BACKLOG_REPORT_DELAY_MS, coalesced.
    */
   private async backlogChanged(changed: boolean): Promise<void> {
-    if (changed) await this.attachments.scheduleCatalogSync();
+    if (changed) await this.attachments.scheduleCatalogSync(BACKLOG_REPORT_DELAY_MS);
   }
 
   /**
