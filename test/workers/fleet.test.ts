@@ -67,6 +67,16 @@ describe('GET /admin/fleet: backlog', () => {
       leased: 0,
       parked: 1,
     });
+
+    // The agent list carries each listed agent's backlog and filters by last access.
+    const listed = await call('GET', '/admin/agents?last_access=active', { cookie });
+    expect(listed.status, JSON.stringify(listed.body)).toBe(200);
+    expect(listed.body.total).toBe(3);
+    expect(listed.body.backlog[b.id]).toMatchObject({ unread: 2, leased: 1, parked: 0 });
+    expect(listed.body.backlog[c.id]).toMatchObject({ unread: 1, leased: 0, parked: 1 });
+    expect(listed.body.backlog[a.id]).toEqual({ unread: 0, leased: 0, parked: 0, oldest_unread_at: null });
+    expect((await call('GET', '/admin/agents?last_access=never', { cookie })).body.total).toBe(0);
+    expect((await call('GET', '/admin/agents?last_access=over_a_day', { cookie })).body.total).toBe(0);
   });
 });
 
@@ -92,6 +102,16 @@ describe('GET /admin/fleet: refused requests', () => {
       { agent_id: b.id, name: 'agent-1', count: 2 },
       { agent_id: c.id, name: 'agent-2', count: 1 },
     ]);
+    // The agent list filters by key state; nobody here was ever let in.
+    const ids = async (query: string) =>
+      (await call('GET', `/admin/agents?${query}`, { cookie })).body.agents.map(
+        (x: { agent_id: string }) => x.agent_id,
+      );
+    expect(await ids('key_state=revoked')).toEqual([b.id]);
+    expect(await ids('key_state=active')).toEqual([a.id, c.id]);
+    expect(await ids('key_state=none')).toEqual([]);
+    expect(await ids('last_access=never')).toEqual([a.id, b.id, c.id]);
+    expect((await call('GET', '/admin/agents?key_state=lost', { cookie })).status).toBe(400);
     expect(refusals.top_addresses).toEqual([
       { address: '10.0.0.1', count: 3 },
       { address: '10.9.9.9', count: 3 },
