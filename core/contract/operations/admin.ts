@@ -217,7 +217,7 @@ export const AgentListQuery = z.object({
 });
 
 /** An agent's unread deliveries over all its channels, as the channels last reported them. */
-export const AgentBacklog = z
+const AgentBacklog = z
   .object({
     unread: z.number().int().nonnegative().openapi({ description: 'Not ACKed yet, leased and parked included.' }),
     leased: z.number().int().nonnegative(),
