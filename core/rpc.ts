@@ -74,4 +74,7 @@ export interface AgentKeyCount {
 }
 
 /** The registry's answer to a scrape: metrics off, the token refused, or its figures. */
-export type ScrapeAnswer = { state: 'off' } | { state: 'refused' } | { state: 'ok'; agents: AgentKeyCount[] };
+export type ScrapeAnswer =
+  | { state: 'off' }
+  | { state: 'refused' }
+  | { state: 'ok'; agents: AgentKeyCount[]; refusals: Record<RejectionView['reason'], number> };

@@ -81,6 +81,10 @@ const quote = (value: string) => `"${value.replace(/\\/g, '\\\\').replace(/"/g, 
 
 export interface ScrapeFigures {
   agents: AgentKeyCount[];
+  /** Refused requests that named an agent, by reason, since the registry began (its durable counts). */
+  refusals: Record<string, number>;
+  /** Unread deliveries over every channel, as the channels last reported them (oldest in ms, null: none). */
+  backlog: { unread: number; leased: number; parked: number; oldest_unread_at: number | null };
   cleanup: { pending_jobs: number; failed_jobs: number };
   catalog: { private_channels: number; group_channels: number; messages: number; files: number };
 }
@@ -137,6 +141,31 @@ export function renderMetrics(figures: ScrapeFigures): string {
   );
   lines.push(`switchboard_cleanup_jobs{state="pending"} ${figures.cleanup.pending_jobs}`);
   lines.push(`switchboard_cleanup_jobs{state="failed"} ${figures.cleanup.failed_jobs}`);
+
+  family(
+    'agent_refusals_total',
+    'counter',
+    'Refused requests that named an agent, by reason (wrong_key is a lower bound: at most one per agent per 10 s).',
+  );
+  for (const [reason, n] of Object.entries(figures.refusals))
+    lines.push(`switchboard_agent_refusals_total{reason=${quote(reason)}} ${n}`);
+
+  family(
+    'deliveries',
+    'gauge',
+    'Unread deliveries by state (unread: all not ACKed, leased and parked among them), as the channels last reported them (within about 30 s).',
+  );
+  lines.push(`switchboard_deliveries{state="unread"} ${figures.backlog.unread}`);
+  lines.push(`switchboard_deliveries{state="leased"} ${figures.backlog.leased}`);
+  lines.push(`switchboard_deliveries{state="parked"} ${figures.backlog.parked}`);
+  family('oldest_unread_age_seconds', 'gauge', 'Age of the oldest unread delivery (0 when nothing is unread).');
+  lines.push(
+    `switchboard_oldest_unread_age_seconds ${
+      figures.backlog.oldest_unread_at === null
+        ? 0
+        : Math.max(0, (Date.now() - figures.backlog.oldest_unread_at) / 1000)
+    }`,
+  );
 
   family('channels', 'gauge', 'Channels in the catalog, by kind.');
   lines.push(`switchboard_channels{kind="private"} ${figures.catalog.private_channels}`);

@@ -59,8 +59,12 @@ export function mountOperations(app: OpenAPIHono<AppEnv>): void {
       throw new ApiError('unauthenticated', 'A valid metrics token is required (Authorization: Bearer <token>).');
     }
     const store = retention(c.env);
-    const [cleanup, catalog] = await Promise.all([store.cleanupStatus(), store.catalogTotals()]);
-    return c.body(renderMetrics({ agents: answer.agents, cleanup, catalog }), 200, {
+    const [cleanup, catalog, backlog] = await Promise.all([
+      store.cleanupStatus(),
+      store.catalogTotals(),
+      store.fleetBacklog(1),
+    ]);
+    return c.body(renderMetrics({ agents: answer.agents, refusals: answer.refusals, cleanup, catalog, backlog }), 200, {
       'content-type': 'text/plain; version=0.0.4; charset=utf-8',
       'cache-control': 'no-store',
     });

@@ -10,7 +10,7 @@ import migrations from '../../migrations/agent/migrations.js';
 import { AlarmScheduler } from '../shared/alarm-scheduler.js';
 import { openDatabase } from '../shared/database.js';
 import * as inbox from './inbox-index.js';
-import { RejectionLog, type RejectionReason } from './rejections.js';
+import { type CountedRejection, RejectionLog, type RejectionReason } from './rejections.js';
 import * as schema from './schema.js';
 
 /** What an authentication call also does for the route, in the same round trip (worker/middleware/auth-extras.ts). */
@@ -54,6 +54,9 @@ const LAST_ACCESS_FLUSH_MS = 60_000;
  */
 const CLEARS_FLUSH_MS = LAST_ACCESS_FLUSH_MS;
 
+/** Refusal entries held for the registry while it cannot be reached. */
+const UNREPORTED_MAX = 50;
+
 /** The account version of a deleted agent: above any the registry can issue. */
 const RETIRED_VERSION = Number.MAX_SAFE_INTEGER;
 
@@ -74,6 +77,8 @@ export class AgentDO extends DurableObject<Env> {
   private flushedAccessMs = 0;
   private flushScheduled = false;
   private readonly rejections: RejectionLog;
+  /** Refusal counts the registry has not taken yet (reportRefusals). */
+  private readonly unreportedRefusals: CountedRejection[] = [];
   /** Hint clears applied in memory only, written with the next note or by the alarm (inbox-index.ts). */
   private readonly cleared = new inbox.ClearedHints();
 
@@ -95,6 +100,7 @@ export class AgentDO extends DurableObject<Env> {
       // A microtask later: the refusal is answered first, the write never delays it.
       (write) => ctx.waitUntil(Promise.resolve().then(() => write())),
       (at) => ctx.waitUntil(this.alarms.noLaterThan(at)),
+      (entries) => ctx.waitUntil(this.reportRefusals(entries)),
     );
     void ctx.blockConcurrencyWhile(async () => {
       this.account = this.db.select().from(schema.account).get() ?? null;
@@ -199,6 +205,22 @@ export class AgentDO extends DurableObject<Env> {
   /** Newest first; for the console's agent page. */
   async listRejections(): Promise<RejectionView[]> {
     return this.rejections.list(Date.now());
+  }
+
+  /**
+   * The fleet-wide counts (registry/refusal-counts.ts) hear of every write of the log. A failed
+   * report is kept in memory and sent with the next one; only an eviction in between loses it.
+   */
+  private async reportRefusals(entries: CountedRejection[]): Promise<void> {
+    const agentId = this.account?.agentId;
+    if (!agentId) return;
+    const batch = [...this.unreportedRefusals.splice(0), ...entries];
+    try {
+      await this.env.REGISTRY.get(this.env.REGISTRY.idFromName('registry')).recordRefusals(agentId, batch);
+    } catch {
+      // Bounded: the oldest go first when the registry stays unreachable.
+      this.unreportedRefusals.push(...batch.slice(-UNREPORTED_MAX));
+    }
   }
 
   /** Counted in memory, written at most once per window (rejections.ts); never for a deleted agent. */

@@ -29,8 +29,18 @@ interface Pending {
   count: number;
 }
 
+/** What the log hands on after each write (the registry's fleet-wide counts): address '' for the dropped. */
+export interface CountedRejection {
+  reason: RejectionReason;
+  address: string;
+  at: number;
+  count: number;
+}
+
 export class RejectionLog {
   private readonly pending = new Map<string, Pending>();
+  /** Refusals beyond PENDING_MAX pairs in one window: not kept here, still counted fleet-wide. */
+  private readonly dropped = new Map<RejectionReason, { at: number; count: number }>();
   private lastWriteMs = 0;
   private writeScheduled = false;
 
@@ -40,6 +50,8 @@ export class RejectionLog {
     private readonly soon: (write: () => void) => void,
     /** Asks for an alarm no later than `at`, whose run calls flush(). */
     private readonly alarmAt: (at: number) => void,
+    /** Told what each write counted, after it committed. */
+    private readonly counted: (entries: CountedRejection[]) => void = () => {},
   ) {}
 
   note(reason: RejectionReason, address: string, now: number): void {
@@ -50,6 +62,9 @@ export class RejectionLog {
       entry.lastAt = now;
     } else if (this.pending.size < PENDING_MAX) {
       this.pending.set(key, { reason, address, firstAt: now, lastAt: now, count: 1 });
+    } else {
+      const over = this.dropped.get(reason);
+      this.dropped.set(reason, { at: now, count: (over?.count ?? 0) + 1 });
     }
     if (this.writeScheduled) return;
     this.writeScheduled = true;
@@ -60,9 +75,11 @@ export class RejectionLog {
   /** Writes what is counted in memory (one transaction) and trims the table to the newest rows. */
   flush(now: number): void {
     this.writeScheduled = false;
-    if (this.pending.size === 0) return;
+    if (this.pending.size === 0 && this.dropped.size === 0) return;
     const entries = [...this.pending.values()];
+    const dropped = [...this.dropped].map(([reason, d]) => ({ reason, address: '', at: d.at, count: d.count }));
     this.pending.clear();
+    this.dropped.clear();
     this.lastWriteMs = now;
     const { rejections } = schema;
     this.db.transaction((tx) => {
@@ -84,6 +101,10 @@ export class RejectionLog {
         .get();
       if (keep) tx.delete(rejections).where(sql`${rejections.lastAt} < ${keep.lastAt}`).run();
     });
+    this.counted([
+      ...entries.map((e) => ({ reason: e.reason, address: e.address, at: e.lastAt, count: e.count })),
+      ...dropped,
+    ]);
   }
 
   /** Newest first, with what is still counted in memory written first. */

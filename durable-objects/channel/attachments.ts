@@ -12,6 +12,7 @@ import { fileObjectKey, newFileId } from '../../core/domain/file-id.js';
 import type { StagedFile } from '../../core/domain/principals.js';
 import type { Env } from '../../core/env.js';
 import { randomToken } from '../../core/lib/crypto.js';
+import { currentSettings } from '../../core/lib/settings-cache.js';
 import { retention } from '../../core/stubs.js';
 import type { RetentionLimits } from '../retention/cleanup-runs.js';
 import type { AlarmScheduler } from '../shared/alarm-scheduler.js';
@@ -25,6 +26,13 @@ import type { ChannelStore, Db, SendOutcome } from './store.js';
 const CATALOG_RETRY_MS = backoffMs(1, DELIVERY_RETRY);
 /** Figures changed by a cleanup run reach the catalog this soon (coalesced, like after sends). */
 const CATALOG_SYNC_DELAY_MS = 30_000;
+/**
+ * A claim, ACK, extend or release reaches the catalog (the fleet view's backlog) this soon: one
+ * report per channel per window however many of them, off the request path (the alarm).
+ */
+export const BACKLOG_REPORT_DELAY_MS = 5_000;
+/** After a lease's end, so the report sees it ended. */
+const LEASE_END_SLACK_MS = 1_000;
 
 export type PreparedSend =
   | { duplicate: SendOutcome; content?: undefined; file?: undefined }
@@ -149,7 +157,14 @@ export class ChannelAttachments {
    * overview's totals come from. A failure is retried by alarm.
    */
   async syncCatalog(): Promise<void> {
-    const report = this.catalog.due();
+    // The backlog's parked count follows the max_deliveries in force (cached per isolate).
+    const maxDeliveries = await currentSettings(this.env).then(
+      (s) => s.limits.max_deliveries,
+      () => 0,
+    );
+    const { report, nextChangeAt } = this.catalog.due(this.now(), maxDeliveries);
+    // A lease that ends changes the backlog without any write: the catalog hears of it then.
+    if (nextChangeAt !== null) await this.alarms.noLaterThan(nextChangeAt + LEASE_END_SLACK_MS);
     if (!report) return;
     const ok = await deliverPending([report], {
       deliver: (r) => retention(this.env).reportChannel(r),
@@ -162,9 +177,12 @@ export class ChannelAttachments {
     if (!ok) await this.alarms.within(CATALOG_RETRY_MS);
   }
 
-  /** The figures changed outside a send (retroactive cleanup): the catalog hears of it by alarm. */
-  async scheduleCatalogSync(): Promise<void> {
-    await this.alarms.within(CATALOG_SYNC_DELAY_MS);
+  /**
+   * The figures changed outside a send (retroactive cleanup, a claim, an ACK, an extend or a
+   * release changed the backlog): the catalog hears of it by alarm, coalesced.
+   */
+  async scheduleCatalogSync(delayMs = CATALOG_SYNC_DELAY_MS): Promise<void> {
+    await this.alarms.within(delayMs);
   }
 
   /** Keeps an alarm set for the next deletion retry or stale-copy sweep. */

@@ -19,7 +19,7 @@ import { openDatabase } from '../shared/database.js';
 import type { DeletionStats } from '../shared/deletion-jobs.js';
 import { faultPoint } from '../shared/fault-point.js';
 import { backoffMs, DELIVERY_RETRY, deliverPending } from '../shared/outbox.js';
-import { ChannelAttachments } from './attachments.js';
+import { BACKLOG_REPORT_DELAY_MS, ChannelAttachments } from './attachments.js';
 import type { ChannelFileView } from './files.js';
 import type { Pool } from './hot-sql.js';
 import { IndexKnowledge } from './index-knowledge.js';
@@ -255,6 +255,7 @@ export class ChannelDO extends DurableObject<Env> {
       if (nothingUnread) this.knowledge.mayBeCleared(agentId);
       return { claims: [], nothing_unread: nothingUnread };
     }
+    await this.backlogChanged(true);
     const messages = await this.named(claims.map((c) => c.message));
     return { claims: claims.map((c, i) => ({ ...c, message: messages[i]! })), nothing_unread: false };
   }
@@ -264,7 +265,9 @@ export class ChannelDO extends DurableObject<Env> {
     items: readonly { message_id: string; claim_token: string }[],
   ): Promise<WithGroupRefusal<AckOutcome>[]> {
     const hashed = await hashTokens(items);
-    return this.explainNotFound(agentId, this.store.ack(agentId, hashed, this.now()));
+    const outcomes = this.store.ack(agentId, hashed, this.now());
+    await this.backlogChanged(outcomes.some((o) => o.status === 'read'));
+    return this.explainNotFound(agentId, outcomes);
   }
 
   /** Extends live leases to now + `seconds` (the caller checked 1..claim_seconds). */
@@ -274,7 +277,9 @@ export class ChannelDO extends DurableObject<Env> {
     seconds: number,
   ): Promise<WithGroupRefusal<LeaseOutcome>[]> {
     const hashed = await hashTokens(items);
-    return this.explainNotFound(agentId, this.store.extend(agentId, hashed, this.now(), seconds * 1000));
+    const outcomes = this.store.extend(agentId, hashed, this.now(), seconds * 1000);
+    await this.backlogChanged(outcomes.some((o) => o.status !== 'rejected'));
+    return this.explainNotFound(agentId, outcomes);
   }
 
   /**
@@ -286,7 +291,18 @@ export class ChannelDO extends DurableObject<Env> {
     items: readonly { message_id: string; claim_token: string }[],
   ): Promise<WithGroupRefusal<LeaseOutcome>[]> {
     const hashed = await hashTokens(items);
-    return this.explainNotFound(agentId, this.store.release(agentId, hashed, this.now()));
+    const outcomes = this.store.release(agentId, hashed, this.now());
+    await this.backlogChanged(outcomes.some((o) => o.status !== 'rejected'));
+    return this.explainNotFound(agentId, outcomes);
+  }
+
+  /**
+   * A claim, ACK, extend or release changed someone's backlog: the retention catalog (the fleet
+   * view's backlog) hears of it with the channel's next report, by alarm within
+   * BACKLOG_REPORT_DELAY_MS, coalesced.
+   */
+  private async backlogChanged(changed: boolean): Promise<void> {
+    if (changed) await this.attachments.scheduleCatalogSync(BACKLOG_REPORT_DELAY_MS);
   }
 
   /**
@@ -400,7 +416,10 @@ export class ChannelDO extends DurableObject<Env> {
    */
   async removeDeletedAgent(agentId: string): Promise<'removed' | 'owner' | 'absent'> {
     const outcome = this.groups.removeDeleted(agentId, this.now());
-    if (outcome === 'removed') await this.afterMembershipChange();
+    if (outcome === 'removed') {
+      await this.afterMembershipChange();
+      await this.backlogChanged(true);
+    }
     return outcome;
   }
 

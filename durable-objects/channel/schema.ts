@@ -1,7 +1,7 @@
 import { index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 import type { AttachmentRecord } from '../../core/domain/content.js';
 import type { DeliveryState } from '../../core/domain/deliveries.js';
-import type { ChannelStats } from '../retention/catalog.js';
+import type { BacklogEntry, ChannelStats } from '../retention/catalog.js';
 import { deletionJobsTable } from '../shared/deletion-jobs.js';
 
 /** The channel itself: one row, created by the first message (private) or by the group's creation. */
@@ -170,7 +170,7 @@ export const catalogReport = sqliteTable('catalog_report', {
   id: integer('id').primaryKey(),
   version: integer('version').notNull().default(0),
   confirmedVersion: integer('confirmed_version').notNull().default(0),
-  confirmed: text('confirmed', { mode: 'json' }).$type<ChannelStats | null>(),
+  confirmed: text('confirmed', { mode: 'json' }).$type<(ChannelStats & { backlog?: BacklogEntry[] }) | null>(),
 });
 
 /** One row once the retention catalog knows this channel (so it registers once, retried by alarm). */

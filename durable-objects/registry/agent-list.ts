@@ -6,11 +6,12 @@
  */
 
 import type { z } from '@hono/zod-openapi';
-import { and, asc, count, desc, eq, or, type SQL, sql } from 'drizzle-orm';
+import { and, asc, count, desc, eq, gte, isNotNull, isNull, lt, or, type SQL, sql } from 'drizzle-orm';
 import { ApiError } from '../../core/contract/errors.js';
 import type { AgentListQuery as AgentListQueryModel } from '../../core/contract/operations/admin.js';
 import { decodeCursor, encodeCursor } from '../../core/lib/cursor.js';
 import type { RegistryDb } from './database.js';
+import { lastAccessCutoffs } from './fleet-summary.js';
 import * as schema from './schema.js';
 
 export type AgentListQuery = Omit<z.infer<typeof AgentListQueryModel>, 'cursor' | 'limit'>;
@@ -80,6 +81,30 @@ function matching(q: string | undefined): SQL | undefined {
   );
 }
 
+/** The fleet view's last-access buckets (fleet-summary.ts), as a filter. */
+function lastAccessIs(bucket: AgentListQuery['last_access'], nowMs: number): SQL | undefined {
+  if (!bucket) return undefined;
+  const { hourAgo, dayAgo } = lastAccessCutoffs(nowMs);
+  switch (bucket) {
+    case 'never':
+      return isNull(agents.lastAccessAt);
+    case 'over_a_day':
+      return lt(agents.lastAccessAt, dayAgo);
+    case 'over_an_hour':
+      return and(gte(agents.lastAccessAt, dayAgo), lt(agents.lastAccessAt, hourAgo));
+    case 'active':
+      return gte(agents.lastAccessAt, hourAgo);
+  }
+}
+
+/** The fleet view's key states: a working key, revoked by an administrator, or none ever issued. */
+function keyStateIs(state: AgentListQuery['key_state']): SQL | undefined {
+  if (!state) return undefined;
+  if (state === 'active') return isNotNull(agents.keyHash);
+  if (state === 'revoked') return and(isNull(agents.keyHash), isNotNull(agents.keyRevokedAt));
+  return and(isNull(agents.keyHash), isNull(agents.keyRevokedAt));
+}
+
 export function listAgentsPage(
   db: RegistryDb,
   query: AgentListQuery,
@@ -89,7 +114,12 @@ export function listAgentsPage(
   const sort = query.sort ?? 'name';
   const order = query.order ?? 'asc';
   const key = keyOf(sort);
-  const filter = and(query.host_id ? eq(agents.hostId, query.host_id) : undefined, matching(query.q));
+  const filter = and(
+    query.host_id ? eq(agents.hostId, query.host_id) : undefined,
+    matching(query.q),
+    lastAccessIs(query.last_access, Date.now()),
+    keyStateIs(query.key_state),
+  );
   const after = decode(sort, order, cursor);
   const past = after
     ? sql`(${sql.join(key, sql`, `)}) ${order === 'asc' ? sql`>` : sql`<`} (${sql.join(

@@ -9,6 +9,7 @@ import { pepperOf } from '../../core/lib/api-key.js';
 import { digestsEqual, keyedHash, randomToken } from '../../core/lib/crypto.js';
 import type { AgentKeyCount, ScrapeAnswer } from '../../core/rpc.js';
 import type { RegistryDb } from './database.js';
+import { refusalTotalsByReason } from './refusal-counts.js';
 import * as schema from './schema.js';
 
 /** Metric tokens are told apart from API keys and session tokens by their prefix. */
@@ -55,6 +56,6 @@ export class MetricsToken {
       .from(schema.agents)
       .groupBy(sql`1`, schema.agents.enabled)
       .all();
-    return { state: 'ok', agents };
+    return { state: 'ok', agents, refusals: refusalTotalsByReason(this.db) };
   }
 }

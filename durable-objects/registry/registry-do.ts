@@ -33,6 +33,7 @@ import type { RegistryDb } from './database.js';
 import { type FleetAgentFigures, fleetAgentFigures } from './fleet-summary.js';
 import { HostsAndAgents } from './hosts-agents.js';
 import { MetricsToken } from './metrics-token.js';
+import { type RefusalFigures, type RefusalReport, recordRefusals, refusalFigures } from './refusal-counts.js';
 import * as schema from './schema.js';
 import { readSettings, writeSettings } from './settings.js';
 
@@ -123,6 +124,16 @@ export class RegistryDO extends DurableObject<Env> {
   /** The fleet view's agent figures: one query, no agent's object asked (fleet-summary.ts). */
   async fleetAgents(): Promise<FleetAgentFigures> {
     return fleetAgentFigures(this.db, Date.now());
+  }
+
+  /** An agent's object reports the refusals it counted (refusal-counts.ts). */
+  async recordRefusals(agentId: string, entries: RefusalReport[]): Promise<void> {
+    recordRefusals(this.db, agentId, entries, Date.now());
+  }
+
+  /** The fleet view's refused requests: the last hour and day by reason, the top agents and addresses. */
+  async fleetRefusals(top: number): Promise<RefusalFigures> {
+    return refusalFigures(this.db, Date.now(), Math.min(Math.max(1, top), 50));
   }
 
   // Hosts and agents (hosts-agents.ts)

@@ -157,3 +157,30 @@ export const metricsToken = sqliteTable('metrics_token', {
   tokenHash: text('token_hash').notNull(),
   createdAt: integer('created_at').notNull(),
 });
+
+/**
+ * Refused requests that named an agent, as the agents' objects report them (refusal-counts.ts):
+ * one row per agent, reason, source address and minute, kept for a day, for the fleet view's
+ * windows and top lists.
+ */
+export const refusalCounts = sqliteTable(
+  'refusal_counts',
+  {
+    agentId: text('agent_id').notNull(),
+    reason: text('reason').$type<'wrong_key' | 'key_revoked' | 'agent_disabled' | 'wrong_address'>().notNull(),
+    address: text('address').notNull(),
+    /** Minutes since the epoch of the refusals counted here. */
+    minute: integer('minute').notNull(),
+    count: integer('count').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.agentId, t.reason, t.address, t.minute] }),
+    index('refusal_counts_minute').on(t.minute),
+  ],
+);
+
+/** Every refusal ever reported, by reason: the metrics' counter (never pruned). */
+export const refusalTotals = sqliteTable('refusal_totals', {
+  reason: text('reason').primaryKey(),
+  count: integer('count').notNull(),
+});

@@ -5,10 +5,10 @@
  */
 
 import type { z } from '@hono/zod-openapi';
-import { and, asc, count, desc, eq, gt, lt, sql, sum } from 'drizzle-orm';
+import { and, asc, count, desc, eq, gt, inArray, lt, sql, sum } from 'drizzle-orm';
 import type { ChannelKind } from '../../core/contract/models.js';
 import type { RetentionDb } from './database.js';
-import { channels } from './schema.js';
+import { channelBacklog, channels } from './schema.js';
 
 export interface CatalogEntry {
   channel_id: string;
@@ -24,16 +24,60 @@ export interface ChannelStats {
   last_message_at: number | null;
 }
 
-/** What a channel reports about itself; `version` only moves forward per channel. */
+/** One recipient's unread deliveries in a channel (times in ms); only recipients with any unread. */
+export interface BacklogEntry {
+  agent_id: string;
+  unread: number;
+  leased: number;
+  parked: number;
+  oldest_unread_at: number;
+}
+
+/**
+ * What a channel reports about itself; `version` only moves forward per channel. `backlog`
+ * replaces the channel's rows when present (absent: a channel of an older release, rows kept).
+ */
 export interface ChannelReport extends CatalogEntry, ChannelStats {
   version: number;
+  backlog?: BacklogEntry[];
 }
+
+/** An agent's or the fleet's backlog, summed over channels (oldest_unread_at in ms, null: none). */
+export interface BacklogTotals {
+  unread: number;
+  leased: number;
+  parked: number;
+  oldest_unread_at: number | null;
+}
+
+/** Recipients of one report kept (a report is bounded by the channel's participants anyway). */
+const BACKLOG_ROWS = 2_000;
+/** IDs asked at once (bound parameters per statement). */
+const ID_SLICE = 50;
 
 export interface CatalogTotals {
   private_channels: number;
   group_channels: number;
   messages: number;
   files: number;
+}
+
+const backlogSums = {
+  unread: sql<number | null>`sum(${channelBacklog.unread})`,
+  leased: sql<number | null>`sum(${channelBacklog.leased})`,
+  parked: sql<number | null>`sum(${channelBacklog.parked})`,
+  oldest: sql<number | null>`min(${channelBacklog.oldestUnreadAt})`,
+};
+
+function backlogTotals(
+  row: { unread: number | null; leased: number | null; parked: number | null; oldest: number | null } | undefined,
+): BacklogTotals {
+  return {
+    unread: Number(row?.unread ?? 0),
+    leased: Number(row?.leased ?? 0),
+    parked: Number(row?.parked ?? 0),
+    oldest_unread_at: row?.oldest === null || row?.oldest === undefined ? null : Number(row.oldest),
+  };
 }
 
 export class ChannelCatalog {
@@ -61,15 +105,68 @@ export class ChannelCatalog {
       lastMessageAt: report.last_message_at,
       version: report.version,
     };
-    this.db
-      .insert(channels)
-      .values({ channelId: report.channel_id, kind: report.kind, createdAt: report.created_at, ...figures })
-      .onConflictDoUpdate({
-        target: channels.channelId,
-        set: figures,
-        setWhere: sql`excluded.version > ${channels.version}`,
-      })
-      .run();
+    this.db.transaction((tx) => {
+      const applied = tx
+        .insert(channels)
+        .values({ channelId: report.channel_id, kind: report.kind, createdAt: report.created_at, ...figures })
+        .onConflictDoUpdate({
+          target: channels.channelId,
+          set: figures,
+          setWhere: sql`excluded.version > ${channels.version}`,
+        })
+        .returning({ n: channels.n })
+        .all();
+      if (applied.length === 0 || !report.backlog) return;
+      tx.delete(channelBacklog).where(eq(channelBacklog.channelId, report.channel_id)).run();
+      const rows = report.status === 'active' ? report.backlog.filter((b) => b.unread > 0).slice(0, BACKLOG_ROWS) : [];
+      for (let i = 0; i < rows.length; i += ID_SLICE) {
+        tx.insert(channelBacklog)
+          .values(
+            rows.slice(i, i + ID_SLICE).map((b) => ({
+              channelId: report.channel_id,
+              agentId: b.agent_id,
+              unread: b.unread,
+              leased: b.leased,
+              parked: b.parked,
+              oldestUnreadAt: b.oldest_unread_at,
+            })),
+          )
+          .run();
+      }
+    });
+  }
+
+  /** The whole fleet's backlog and the agents with the most unread (then the oldest), `top` of them. */
+  fleetBacklog(top: number): BacklogTotals & { top_agents: (BacklogTotals & { agent_id: string })[] } {
+    const totals = this.db.select(backlogSums).from(channelBacklog).get();
+    const unread = sql<number>`sum(${channelBacklog.unread})`;
+    const topAgents = this.db
+      .select({ agent_id: channelBacklog.agentId, ...backlogSums })
+      .from(channelBacklog)
+      .groupBy(channelBacklog.agentId)
+      .orderBy(desc(unread), sql`min(${channelBacklog.oldestUnreadAt})`, channelBacklog.agentId)
+      .limit(top)
+      .all();
+    return {
+      ...backlogTotals(totals),
+      top_agents: topAgents.map((r) => ({ agent_id: r.agent_id, ...backlogTotals(r) })),
+    };
+  }
+
+  /** The backlog of each of `agentIds` that has any (an agent not answered has nothing unread). */
+  agentBacklog(agentIds: readonly string[]): (BacklogTotals & { agent_id: string })[] {
+    const out: (BacklogTotals & { agent_id: string })[] = [];
+    const ids = [...new Set(agentIds)];
+    for (let i = 0; i < ids.length; i += ID_SLICE) {
+      const rows = this.db
+        .select({ agent_id: channelBacklog.agentId, ...backlogSums })
+        .from(channelBacklog)
+        .where(inArray(channelBacklog.agentId, ids.slice(i, i + ID_SLICE)))
+        .groupBy(channelBacklog.agentId)
+        .all();
+      for (const r of rows) out.push({ agent_id: r.agent_id, ...backlogTotals(r) });
+    }
+    return out;
   }
 
   /**

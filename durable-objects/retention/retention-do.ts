@@ -6,6 +6,7 @@ import { AlarmScheduler } from '../shared/alarm-scheduler.js';
 import { openDatabase } from '../shared/database.js';
 import { DeletionQueue, type DeletionStats } from '../shared/deletion-jobs.js';
 import {
+  type BacklogTotals,
   type CatalogEntry,
   type CatalogTotals,
   ChannelCatalog,
@@ -146,6 +147,16 @@ export class RetentionDO extends DurableObject<Env> {
   /** The overview's channel figures: sums over the catalog, no channel is asked. */
   async catalogTotals(): Promise<CatalogTotals> {
     return this.catalog.totals();
+  }
+
+  /** The fleet's unread, leased and parked deliveries and the agents with the most unread (catalog.ts). */
+  async fleetBacklog(top: number): Promise<BacklogTotals & { top_agents: (BacklogTotals & { agent_id: string })[] }> {
+    return this.catalog.fleetBacklog(Math.min(Math.max(1, top), 50));
+  }
+
+  /** The backlog of each of these agents that has any (at most a page of them). */
+  async agentBacklog(agentIds: string[]): Promise<(BacklogTotals & { agent_id: string })[]> {
+    return this.catalog.agentBacklog(agentIds.slice(0, 500));
   }
 
   /** The fleet view's channels nearest their limits, from the catalog. */

@@ -1,4 +1,4 @@
-import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 import { deletionJobsTable } from '../shared/deletion-jobs.js';
 
 /**
@@ -33,17 +33,44 @@ export const deletionJobs = deletionJobsTable();
  * channel reports its status and retained counts (durable-objects/channel/catalog-report.ts),
  * versioned so a late report never replaces a newer one; the overview's totals are sums here.
  */
-export const channels = sqliteTable('channels', {
-  n: integer('n').primaryKey({ autoIncrement: true }),
-  channelId: text('channel_id').notNull().unique(),
-  kind: text('kind').$type<'private' | 'group'>().notNull(),
-  createdAt: integer('created_at').notNull(),
-  status: text('status').$type<'active' | 'dissolved'>().notNull().default('active'),
-  messageCount: integer('message_count').notNull().default(0),
-  fileCount: integer('file_count').notNull().default(0),
-  lastMessageAt: integer('last_message_at'),
-  version: integer('version').notNull().default(0),
-});
+export const channels = sqliteTable(
+  'channels',
+  {
+    n: integer('n').primaryKey({ autoIncrement: true }),
+    channelId: text('channel_id').notNull().unique(),
+    kind: text('kind').$type<'private' | 'group'>().notNull(),
+    createdAt: integer('created_at').notNull(),
+    status: text('status').$type<'active' | 'dissolved'>().notNull().default('active'),
+    messageCount: integer('message_count').notNull().default(0),
+    fileCount: integer('file_count').notNull().default(0),
+    lastMessageAt: integer('last_message_at'),
+    version: integer('version').notNull().default(0),
+  },
+  // The administrators' list sorts by last activity and by fullness (catalog.ts adminPage).
+  (t) => [
+    index('channels_activity').on(t.status, t.lastMessageAt, t.n),
+    index('channels_fullness').on(t.status, t.messageCount, t.fileCount, t.n),
+  ],
+);
+
+/**
+ * Each channel's unread deliveries per recipient, as the channel last reported them with its
+ * figures (one row per recipient with anything unread): the fleet view's backlog and the agent
+ * list's unread, leased and oldest-unread columns are sums and lookups here, no channel is asked.
+ */
+export const channelBacklog = sqliteTable(
+  'channel_backlog',
+  {
+    channelId: text('channel_id').notNull(),
+    agentId: text('agent_id').notNull(),
+    /** Unread deliveries, leased and parked ones included (what GET /inbox counts as unread). */
+    unread: integer('unread').notNull(),
+    leased: integer('leased').notNull(),
+    parked: integer('parked').notNull(),
+    oldestUnreadAt: integer('oldest_unread_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.channelId, t.agentId] }), index('channel_backlog_agent').on(t.agentId)],
+);
 
 /**
  * Channels that reported deletion jobs left after an attempt (R2 failed or is slow). The object

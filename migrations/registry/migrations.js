@@ -6,6 +6,7 @@ import m0004 from './0004_agent_key_status.sql';
 import m0005 from './0005_admins_audit.sql';
 import m0006 from './0006_metrics_token.sql';
 import m0007 from './0007_audit_refusal_counts.sql';
+import m0008 from './0008_fleet_refusals.sql';
 import journal from './meta/_journal.json';
 
 export default {
@@ -19,5 +20,6 @@ export default {
     m0005,
     m0006,
     m0007,
+    m0008,
   },
 };

@@ -343,6 +343,25 @@ describe('the fleet view', () => {
     expect(await page.getByTestId('fleet-channels').textContent()).toMatch(
       /[12] of 1,000 messages,\s*[01] of [\d,]+ files/,
     );
+    // The seed's three forged keys for alice: the worker records at most one per agent per 10 s, so
+    // the table says "at least", and alice leads the refused agents.
+    const refusals = page.getByTestId('fleet-refusals');
+    await expect
+      .poll(() => refusals.locator('tr', { hasText: 'Wrong key' }).textContent(), { timeout: 20_000 })
+      .toMatch(/Wrong key \(not its current one\)\s*at least [123]\s*at least [123]/);
+    expect(await refusals.locator('tr', { hasText: 'Key revoked' }).textContent()).toMatch(/Key revoked\s*0\s*0/);
+    expect(await page.getByTestId('fleet-refused-agents').getByRole('link').first().textContent()).toContain(
+      LONG_AGENT(0).slice(0, 20),
+    );
+    // The backlog: the seed's file message waits for bob, the reply for alice.
+    const fleet = (await api(server, 'GET', '/admin/fleet', { cookie })).body;
+    expect(fleet.backlog.unread).toBeGreaterThanOrEqual(1);
+    expect(await page.getByTestId('fleet-backlog').textContent()).toMatch(
+      /Unread\s*[12]\s*Leased\s*0\s*Parked\s*0\s*Oldest unread\s*\d+ (seconds?|minutes?) ago/,
+    );
+    expect(await page.getByTestId('fleet-backlog-agents').textContent()).toMatch(
+      /1 unread, 0 leased, 0 parked, oldest \d+ (seconds?|minutes?) ago/,
+    );
     await context.close();
   }, 120_000);
 });

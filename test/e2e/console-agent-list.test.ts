@@ -147,12 +147,36 @@ describe('the agent list with 1,000 agents', () => {
     expect((await api(server, 'GET', '/inbox', { key: keys.get(name(8)) })).status).toBe(200);
     await page.getByLabel('Sort by').selectOption({ label: 'Last access (latest first)' });
     await expect
-      .poll(async () => {
-        await page.getByLabel('Sort by').selectOption({ label: 'Name (A to Z)' });
-        await page.getByLabel('Sort by').selectOption({ label: 'Last access (latest first)' });
-        return (await agentNames(page))[0];
-      })
+      .poll(
+        async () => {
+          await page.getByLabel('Sort by').selectOption({ label: 'Name (A to Z)' });
+          await page.getByLabel('Sort by').selectOption({ label: 'Last access (latest first)' });
+          return (await agentNames(page))[0];
+        },
+        { timeout: 15_000 },
+      )
       .toBe(name(8));
+
+    // Filters by last access and key state, kept in the address with the sort, with each agent's inbox.
+    await page.getByLabel('Last access', { exact: true }).selectOption({ label: 'Within the hour' });
+    const within = (
+      await api(server, 'GET', '/admin/agents?last_access=active&sort=last_access&order=desc', { cookie })
+    ).body;
+    await expect.poll(() => agentNames(page)).toEqual(within.agents.map((a: { name: string }) => a.name));
+    expect(within.agents.map((a: { name: string }) => a.name)).toContain(name(8));
+    expect(new URL(page.url()).searchParams.get('last_access')).toBe('active');
+    expect(new URL(page.url()).searchParams.get('sort')).toBe('last_access:desc');
+    await page.reload();
+    await expect.poll(() => agentNames(page)).toEqual(within.agents.map((a: { name: string }) => a.name));
+    expect(await page.getByLabel('Last access', { exact: true }).inputValue()).toBe('active');
+    const inboxCell = inPage(page, 'sb-agents', `tr[data-agent-id="${ids.get(name(8))}"] td[data-label="Inbox"]`);
+    const b8 = within.backlog[ids.get(name(8)) as string];
+    expect(await inboxCell.textContent()).toMatch(
+      b8.unread === 0 ? /Nothing unread/ : new RegExp(`${b8.unread} unread`),
+    );
+    await page.getByLabel('API key', { exact: true }).selectOption({ label: 'Key revoked' });
+    await expect.poll(() => page.locator('sb-app sb-agents').getByText('No agents to show.').count()).toBe(1);
+    expect(new URL(page.url()).searchParams.get('key_state')).toBe('revoked');
     await screenshot(page, 'agents-fleet');
     expect(errors).toEqual([]);
     await context.close();

@@ -129,6 +129,40 @@ describe('metrics', () => {
     });
     expect(acked.body.results[0].status).toBe('read');
     expect((await api(server, 'GET', '/me', { key: 'sb_not_a_key' })).status).toBe(401);
+    // The revoked key, twice: refusals the agent's object counts exactly.
+    for (let i = 0; i < 2; i++) expect((await api(server, 'GET', '/me', { key: revoked.key })).status).toBe(401);
+    // A backlog: two unread for carol, one of them leased.
+    const carol = await createAgent(server, cookie, host.host_id);
+    for (const body of ['waiting 1', 'waiting 2']) {
+      const queued = await api(server, 'POST', '/messages/direct', {
+        key: alice.key,
+        body: { to_agent_ids: [carol.agent.agent_id], body },
+      });
+      expect(queued.status, queued.text).toBe(200);
+    }
+    expect(
+      (await api(server, 'POST', '/inbox/claim', { key: carol.key, body: { limit: 1 } })).body.claims,
+    ).toHaveLength(1);
+
+    // The channels report claims and ACKs to the catalog within about 5 s, the refusals reach the
+    // registry after their agent's object wrote them: scrape until the figures arrive.
+    const gauges = (text: string) =>
+      Object.fromEntries(
+        parsePrometheusTextFormat(text)
+          .filter((f) => f.name === 'switchboard_deliveries' || f.name === 'switchboard_agent_refusals_total')
+          .flatMap((f) => f.metrics.map((m) => [`${f.name}:${Object.values(m.labels ?? {}).join()}`, Number(m.value)])),
+      );
+    await expect
+      .poll(async () => gauges((await scrape(token)).text), { timeout: 30_000, interval: 500 })
+      .toEqual({
+        'switchboard_deliveries:unread': 2,
+        'switchboard_deliveries:leased': 1,
+        'switchboard_deliveries:parked': 0,
+        'switchboard_agent_refusals_total:wrong_key': 0,
+        'switchboard_agent_refusals_total:key_revoked': 2,
+        'switchboard_agent_refusals_total:agent_disabled': 0,
+        'switchboard_agent_refusals_total:wrong_address': 0,
+      });
 
     const res = await scrape(token);
     expect(res.status, res.text).toBe(200);

@@ -62,13 +62,23 @@ export const getOverviewHandler: Handler<typeof ops.getOverview> = async ({ env 
 
 /** Channels listed as nearest their limits on the fleet view. */
 const FULLEST_CHANNELS = 10;
+/** Agents and addresses in each of the fleet view's top lists. */
+const FLEET_TOP = 10;
+
+const isoOrNull = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 export const getFleetHandler: Handler<typeof ops.getFleet> = async ({ env }) => {
-  const [agents, channels, settings] = await Promise.all([
-    registry(env).fleetAgents(),
+  const reg = registry(env);
+  const [agents, channels, settings, refusals, backlog] = await Promise.all([
+    reg.fleetAgents(),
     retention(env).fullestChannels(FULLEST_CHANNELS),
     currentSettings(env),
+    reg.fleetRefusals(FLEET_TOP),
+    retention(env).fleetBacklog(FLEET_TOP),
   ]);
+  // One batched lookup names the agents of both top lists.
+  const ids = [...new Set([...refusals.top_agents, ...backlog.top_agents].map((a) => a.agent_id))];
+  const names = new Map((ids.length > 0 ? await reg.getAgents(ids) : []).map((a) => [a.agent_id, a.name]));
   return {
     agents,
     limits: {
@@ -80,8 +90,29 @@ export const getFleetHandler: Handler<typeof ops.getFleet> = async ({ env }) => 
       kind: c.kind,
       message_count: c.message_count,
       file_count: c.file_count,
-      last_message_at: c.last_message_at === null ? null : new Date(c.last_message_at).toISOString(),
+      last_message_at: isoOrNull(c.last_message_at),
     })),
+    refusals: {
+      last_hour: refusals.last_hour,
+      last_day: refusals.last_day,
+      lower_bound_reasons: ['wrong_key'],
+      top_agents: refusals.top_agents.map((a) => ({ ...a, name: names.get(a.agent_id) ?? null })),
+      top_addresses: refusals.top_addresses,
+    },
+    backlog: {
+      unread: backlog.unread,
+      leased: backlog.leased,
+      parked: backlog.parked,
+      oldest_unread_at: isoOrNull(backlog.oldest_unread_at),
+      top_agents: backlog.top_agents.map((a) => ({
+        agent_id: a.agent_id,
+        name: names.get(a.agent_id) ?? null,
+        unread: a.unread,
+        leased: a.leased,
+        parked: a.parked,
+        oldest_unread_at: isoOrNull(a.oldest_unread_at),
+      })),
+    },
     generated_at: new Date().toISOString(),
   };
 };

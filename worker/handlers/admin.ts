@@ -68,7 +68,26 @@ export const deleteHostHandler: Handler<typeof ops.deleteHost> = async ({ env, i
 export const listAgentsHandler: Handler<typeof ops.listAgents> = async ({ env, input }) => {
   const { limits } = await currentSettings(env);
   const { cursor, limit, ...query } = input.query;
-  return registry(env).listAgents(query, cursor, pageSize(limit, limits.max_page_size));
+  const page = await registry(env).listAgents(query, cursor, pageSize(limit, limits.max_page_size));
+  // One call for the page's backlog, from the channel catalog: no agent or channel object is asked.
+  const found = new Map(
+    (await retention(env).agentBacklog(page.agents.map((a) => a.agent_id))).map((b) => [b.agent_id, b]),
+  );
+  const backlog = Object.fromEntries(
+    page.agents.map((a) => {
+      const b = found.get(a.agent_id);
+      return [
+        a.agent_id,
+        {
+          unread: b?.unread ?? 0,
+          leased: b?.leased ?? 0,
+          parked: b?.parked ?? 0,
+          oldest_unread_at: b?.oldest_unread_at ? new Date(b.oldest_unread_at).toISOString() : null,
+        },
+      ];
+    }),
+  );
+  return { ...page, backlog };
 };
 
 export const createAgentHandler: Handler<typeof ops.createAgent> = async ({ env, input }) =>

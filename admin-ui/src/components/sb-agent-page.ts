@@ -11,7 +11,7 @@ import { currentLocale } from '../localization.js';
 import { shared } from '../styles/shared.js';
 import './sb-key-status.js';
 
-function reasonText(reason: AgentRejection['reason']): string {
+export function reasonText(reason: AgentRejection['reason']): string {
   switch (reason) {
     case 'wrong_key':
       return msg('Wrong key (not its current one)');

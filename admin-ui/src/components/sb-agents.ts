@@ -2,9 +2,9 @@ import { localized, msg, str } from '@lit/localize';
 import { css, html, LitElement } from 'lit';
 import { customElement, query, state } from 'lit/decorators.js';
 import { FIELD_LIMITS } from '../../../core/lib/limits.js';
-import { type Agent, call, type Host, listAllHosts, type QueryOf } from '../api.js';
+import { type Agent, call, type Host, listAllHosts, type QueryOf, type ResponseOf } from '../api.js';
 import { failureText } from '../failure-text.js';
-import { formatCount, formatTime } from '../lib/format.js';
+import { formatAge, formatCount, formatTime } from '../lib/format.js';
 import { followLink } from '../lib/navigate.js';
 import { agentPath } from '../lib/route.js';
 import { nameClass } from '../lib/wrap.js';
@@ -36,6 +36,12 @@ const SORTS: readonly (readonly [Sort, Order])[] = [
 ];
 /** One page of the list: hundreds of agents are paged by the server, never rendered at once. */
 const PAGE_SIZE = 50;
+
+type LastAccess = NonNullable<QueryOf<'listAgents'>['last_access']>;
+type KeyState = NonNullable<QueryOf<'listAgents'>['key_state']>;
+const LAST_ACCESS: readonly LastAccess[] = ['never', 'over_a_day', 'over_an_hour', 'active'];
+const KEY_STATES: readonly KeyState[] = ['active', 'revoked', 'none'];
+type Backlog = ResponseOf<'listAgents'>['backlog'][string];
 /** Typing pauses this long before the search runs, so each keystroke does not cost a request. */
 const SEARCH_DELAY_MS = 250;
 
@@ -114,6 +120,9 @@ export class SbAgents extends LitElement {
   @state() private hostFilter = '';
   @state() private search = '';
   @state() private sort: `${Sort}:${Order}` = 'name:asc';
+  @state() private lastAccess: LastAccess | '' = '';
+  @state() private keyState: KeyState | '' = '';
+  @state() private backlog: Record<string, Backlog> = {};
   /** The cursor that starts each page seen so far (undefined: the first page); the last is shown. */
   @state() private starts: (string | undefined)[] = [undefined];
   @state() private next: string | null = null;
@@ -131,7 +140,32 @@ export class SbAgents extends LitElement {
 
   override connectedCallback(): void {
     super.connectedCallback();
+    this.readUrl();
     void this.load();
+  }
+
+  /** The list's state lives in the address (search, filters, sort), so a view can be shared and reloaded. */
+  private readUrl(): void {
+    const params = new URLSearchParams(location.search);
+    this.search = params.get('q') ?? '';
+    this.hostFilter = params.get('host') ?? '';
+    const sort = params.get('sort');
+    if (sort && SORTS.some(([s, o]) => `${s}:${o}` === sort)) this.sort = sort as typeof this.sort;
+    const lastAccess = params.get('last_access');
+    this.lastAccess = LAST_ACCESS.includes(lastAccess as LastAccess) ? (lastAccess as LastAccess) : '';
+    const keyState = params.get('key_state');
+    this.keyState = KEY_STATES.includes(keyState as KeyState) ? (keyState as KeyState) : '';
+  }
+
+  private writeUrl(): void {
+    const params = new URLSearchParams();
+    if (this.search.trim()) params.set('q', this.search.trim());
+    if (this.hostFilter) params.set('host', this.hostFilter);
+    if (this.sort !== 'name:asc') params.set('sort', this.sort);
+    if (this.lastAccess) params.set('last_access', this.lastAccess);
+    if (this.keyState) params.set('key_state', this.keyState);
+    const search = params.toString();
+    history.replaceState(history.state, '', `${location.pathname}${search ? `?${search}` : ''}`);
   }
 
   override disconnectedCallback(): void {
@@ -150,6 +184,8 @@ export class SbAgents extends LitElement {
           query: {
             q: this.search.trim() || undefined,
             host_id: this.hostFilter || undefined,
+            last_access: this.lastAccess || undefined,
+            key_state: this.keyState || undefined,
             sort,
             order,
             cursor: starts.at(-1),
@@ -162,6 +198,7 @@ export class SbAgents extends LitElement {
       if (page.agents.length === 0 && starts.length > 1) return this.load(starts.slice(0, -1));
       this.hosts = hosts;
       this.agents = page.agents;
+      this.backlog = page.backlog;
       this.next = page.next_cursor;
       this.total = page.total;
       this.starts = starts;
@@ -175,6 +212,7 @@ export class SbAgents extends LitElement {
   /** A new search, filter or sort starts again from the first page. */
   private restart(): void {
     clearTimeout(this.searchTimer);
+    this.writeUrl();
     void this.load([undefined]);
   }
 
@@ -182,6 +220,38 @@ export class SbAgents extends LitElement {
     this.search = (event.target as HTMLInputElement).value;
     clearTimeout(this.searchTimer);
     this.searchTimer = setTimeout(() => this.restart(), SEARCH_DELAY_MS);
+  }
+
+  private lastAccessLabel(bucket: LastAccess): string {
+    switch (bucket) {
+      case 'never':
+        return msg('Never');
+      case 'over_a_day':
+        return msg('Over a day ago');
+      case 'over_an_hour':
+        return msg('Over an hour ago');
+      case 'active':
+        return msg('Within the hour');
+    }
+  }
+
+  private keyStateLabel(state: KeyState): string {
+    switch (state) {
+      case 'active':
+        return msg('Working key');
+      case 'revoked':
+        return msg('Key revoked');
+      case 'none':
+        return msg('No key');
+    }
+  }
+
+  private inbox(agent: Agent) {
+    const b = this.backlog[agent.agent_id];
+    if (!b || b.unread === 0) return html`<span class="muted">${msg('Nothing unread')}</span>`;
+    const locale = currentLocale();
+    return html`${msg(str`${formatCount(b.unread, locale)} unread, ${formatCount(b.leased, locale)} leased`)}
+      <span class="hint">${msg(str`oldest ${formatAge(b.oldest_unread_at, Date.now(), locale)}`)}</span>`;
   }
 
   private sortLabel(sort: Sort, order: Order): string {
@@ -324,6 +394,7 @@ export class SbAgents extends LitElement {
       </td>
       <td data-label=${msg('API key')}><sb-key-status .agent=${agent}></sb-key-status></td>
       <td data-label=${msg('Last access')}>${agent.last_access_at ? formatTime(agent.last_access_at, locale) : msg('Never')}</td>
+      <td data-label=${msg('Inbox')} class="inbox">${this.inbox(agent)}</td>
       <td class="row-menu">
         <div class="actions row-actions">
           <button type="button" @click=${() => this.dialog.open(agent)} aria-label=${msg(str`Edit agent ${agent.name}`)}>
@@ -416,6 +487,32 @@ export class SbAgents extends LitElement {
           </select>
         </div>
         <div>
+          <label for="last-access-filter">${msg('Last access')}</label>
+          <select
+            id="last-access-filter"
+            @change=${(e: Event) => {
+              this.lastAccess = (e.target as HTMLSelectElement).value as LastAccess | '';
+              this.restart();
+            }}
+          >
+            <option value="">${msg('Any time')}</option>
+            ${LAST_ACCESS.map((b) => html`<option value=${b} .selected=${this.lastAccess === b}>${this.lastAccessLabel(b)}</option>`)}
+          </select>
+        </div>
+        <div>
+          <label for="key-state-filter">${msg('API key')}</label>
+          <select
+            id="key-state-filter"
+            @change=${(e: Event) => {
+              this.keyState = (e.target as HTMLSelectElement).value as KeyState | '';
+              this.restart();
+            }}
+          >
+            <option value="">${msg('Any key state')}</option>
+            ${KEY_STATES.map((k) => html`<option value=${k} .selected=${this.keyState === k}>${this.keyStateLabel(k)}</option>`)}
+          </select>
+        </div>
+        <div>
           <label for="agent-sort">${msg('Sort by')}</label>
           <select
             id="agent-sort"
@@ -449,6 +546,7 @@ export class SbAgents extends LitElement {
                   <th scope="col">${msg('Status')}</th>
                   <th scope="col">${msg('API key')}</th>
                   <th scope="col">${msg('Last access')}</th>
+                  <th scope="col">${msg('Inbox')}</th>
                   <th scope="col"><span class="visually-hidden">${msg('Actions')}</span></th>
                 </tr>
               </thead>

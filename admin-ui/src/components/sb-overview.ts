@@ -3,12 +3,13 @@ import { Task, TaskStatus } from '@lit/task';
 import { css, html, LitElement } from 'lit';
 import { customElement } from 'lit/decorators.js';
 import { call, type ResponseOf } from '../api.js';
-import { formatCount, formatTime } from '../lib/format.js';
+import { formatAge, formatCount, formatTime } from '../lib/format.js';
 import { followLink } from '../lib/navigate.js';
-import { pathFor } from '../lib/route.js';
+import { agentPath, pathFor } from '../lib/route.js';
 import { renderLoad } from '../load-state.js';
 import { currentLocale } from '../localization.js';
 import { shared } from '../styles/shared.js';
+import { reasonText } from './sb-agent-page.js';
 import './sb-resource.js';
 
 type Overview = ResponseOf<'getOverview'>;
@@ -51,6 +52,10 @@ export class SbOverview extends LitElement {
       }
       ul.fullest li {
         margin: 0.25rem 0;
+      }
+      table.refusals td.n {
+        text-align: end;
+        font-variant-numeric: tabular-nums;
       }
       .count dd {
         margin: 0.2rem 0 0;
@@ -147,7 +152,109 @@ export class SbOverview extends LitElement {
             </li>`,
           )}
         </ul>
-      </section>`;
+      </section>
+      ${this.refusals(f)} ${this.backlog(f)}`;
+  }
+
+  private agentLink(agent: { agent_id: string; name: string | null }) {
+    return html`<a href=${agentPath(agent.agent_id)} @click=${(e: MouseEvent) => followLink(e, agentPath(agent.agent_id))}
+      >${agent.name ?? agent.agent_id}</a
+    >`;
+  }
+
+  /** Refused requests that named an agent: the last hour and day by reason, and who and where from. */
+  private refusals(f: Fleet) {
+    const locale = currentLocale();
+    const r = f.refusals;
+    const lower = new Set<string>(r.lower_bound_reasons);
+    const count = (reason: keyof typeof r.last_day.by_reason | 'total', n: number) =>
+      lower.has(reason) || (reason === 'total' && r.lower_bound_reasons.length > 0 && n > 0)
+        ? msg(str`at least ${formatCount(n, locale)}`)
+        : formatCount(n, locale);
+    const reasons = ['wrong_key', 'key_revoked', 'agent_disabled', 'wrong_address'] as const;
+    return html`<section aria-labelledby="fleet-refusals">
+      <h3 id="fleet-refusals">${msg('Refused requests')}</h3>
+      <table class="refusals" data-testid="fleet-refusals">
+        <thead>
+          <tr>
+            <th scope="col">${msg('Reason')}</th>
+            <th scope="col">${msg('Last hour')}</th>
+            <th scope="col">${msg('Last day')}</th>
+          </tr>
+        </thead>
+        <tbody>
+          ${reasons.map(
+            (reason) => html`<tr>
+              <th scope="row">${reasonText(reason)}</th>
+              <td class="n">${count(reason, r.last_hour.by_reason[reason])}</td>
+              <td class="n">${count(reason, r.last_day.by_reason[reason])}</td>
+            </tr>`,
+          )}
+          <tr>
+            <th scope="row">${msg('All reasons')}</th>
+            <td class="n">${count('total', r.last_hour.total)}</td>
+            <td class="n">${count('total', r.last_day.total)}</td>
+          </tr>
+        </tbody>
+      </table>
+      <p class="hint">
+        ${msg('“At least”: a key this server never issued is recorded at most once per agent every 10 seconds, so those counts are lower bounds.')}
+      </p>
+      <h4>${msg('Most refused agents (last day)')}</h4>
+      ${
+        r.top_agents.length === 0
+          ? html`<p class="muted">${msg('None')}</p>`
+          : html`<ol class="fullest" data-testid="fleet-refused-agents">
+            ${r.top_agents.map((a) => html`<li>${this.agentLink(a)} <span class="muted">${formatCount(a.count, locale)}</span></li>`)}
+          </ol>`
+      }
+      <h4>${msg('Most refused addresses (last day)')}</h4>
+      ${
+        r.top_addresses.length === 0
+          ? html`<p class="muted">${msg('None')}</p>`
+          : html`<ol class="fullest" data-testid="fleet-refused-addresses">
+            ${r.top_addresses.map(
+              (a) =>
+                html`<li><span class="mono token">${a.address}</span> <span class="muted">${formatCount(a.count, locale)}</span></li>`,
+            )}
+          </ol>`
+      }
+    </section>`;
+  }
+
+  /** Unread deliveries over every channel (leased and parked among them) and who has the most. */
+  private backlog(f: Fleet) {
+    const locale = currentLocale();
+    const b = f.backlog;
+    const now = Date.parse(f.generated_at);
+    return html`<section aria-labelledby="fleet-backlog">
+      <h3 id="fleet-backlog">${msg('Inbox backlog')}</h3>
+      <dl class="grid" data-testid="fleet-backlog">
+        <div class="count"><dt>${msg('Unread')}</dt><dd>${formatCount(b.unread, locale)}</dd></div>
+        <div class="count"><dt>${msg('Leased')}</dt><dd>${formatCount(b.leased, locale)}</dd></div>
+        <div class="count"><dt>${msg('Parked')}</dt><dd>${formatCount(b.parked, locale)}</dd></div>
+        <div class="count">
+          <dt>${msg('Oldest unread')}</dt>
+          <dd>${b.oldest_unread_at ? formatAge(b.oldest_unread_at, now, locale) : msg('None')}</dd>
+        </div>
+      </dl>
+      <h4>${msg('Agents with the most unread')}</h4>
+      ${
+        b.top_agents.length === 0
+          ? html`<p class="muted">${msg('None')}</p>`
+          : html`<ol class="fullest" data-testid="fleet-backlog-agents">
+            ${b.top_agents.map(
+              (a) => html`<li>
+                ${this.agentLink(a)}
+                <span class="muted"
+                  >${msg(str`${formatCount(a.unread, locale)} unread, ${formatCount(a.leased, locale)} leased, ${formatCount(a.parked, locale)} parked, oldest ${formatAge(a.oldest_unread_at, now, locale)}`)}</span
+                >
+              </li>`,
+            )}
+          </ol>`
+      }
+      <p class="hint">${msg('Unread counts leased and parked messages too. As the channels last reported them: within about 30 seconds of a send, within 5 seconds of a claim or an acknowledgement.')}</p>
+    </section>`;
   }
 
   override render() {

@@ -36,3 +36,17 @@ export function formatTime(iso: string | null | undefined, locale: string): stri
   if (Number.isNaN(date.getTime())) return iso;
   return new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeStyle: 'medium' }).format(date);
 }
+
+/** How long ago `iso` was, in words from Intl ("3 hours ago", "il y a 3 heures"); '' without a time. */
+export function formatAge(iso: string | null | undefined, nowMs: number, locale: string): string {
+  if (!iso) return '';
+  const seconds = Math.max(0, Math.round((nowMs - new Date(iso).getTime()) / 1000));
+  const steps: [Intl.RelativeTimeFormatUnit, number][] = [
+    ['day', 86_400],
+    ['hour', 3_600],
+    ['minute', 60],
+  ];
+  const format = new Intl.RelativeTimeFormat(locale, { numeric: 'always' });
+  for (const [unit, size] of steps) if (seconds >= size) return format.format(-Math.floor(seconds / size), unit);
+  return format.format(-seconds, 'second');
+}

@@ -81,6 +81,44 @@ const FleetChannel = z
   })
   .openapi('FleetChannel');
 
+const Count = z.number().int().nonnegative();
+const RefusalsByReason = z
+  .object({ wrong_key: Count, key_revoked: Count, agent_disabled: Count, wrong_address: Count })
+  .openapi({ description: 'Refused requests that named an agent, by reason.' });
+const RefusalWindow = z.object({ total: Count, by_reason: RefusalsByReason });
+
+/** An agent's unread deliveries over all its channels (leased and parked are among the unread). */
+const FleetBacklogFigures = z.object({
+  unread: Count,
+  leased: Count,
+  parked: Count,
+  oldest_unread_at: NullableTimestamp,
+});
+
+export const FleetRefusals = z
+  .object({
+    last_hour: RefusalWindow,
+    last_day: RefusalWindow,
+    lower_bound_reasons: z.array(z.enum(['wrong_key', 'key_revoked', 'agent_disabled', 'wrong_address'])).openapi({
+      description:
+        'Reasons whose counts are lower bounds ("at least"): a key without this server\'s mark is refused by the ' +
+        'worker itself, which records at most one such refusal per agent per 10 s.',
+    }),
+    top_agents: z.array(z.object({ agent_id: AgentId, name: z.string().nullable(), count: Count })).openapi({
+      description: 'The agents named by the most refused requests over the last day (name null: since deleted).',
+    }),
+    top_addresses: z.array(z.object({ address: z.string(), count: Count })).openapi({
+      description: 'The source addresses of the most refused requests over the last day.',
+    }),
+  })
+  .openapi('FleetRefusals');
+
+export const FleetBacklog = FleetBacklogFigures.extend({
+  top_agents: z
+    .array(FleetBacklogFigures.extend({ agent_id: AgentId, name: z.string().nullable() }))
+    .openapi({ description: 'The agents with the most unread deliveries, then the oldest.' }),
+}).openapi('FleetBacklog');
+
 export const Fleet = z
   .object({
     agents: z.object({
@@ -105,6 +143,16 @@ export const Fleet = z
     }),
     /** The channels with the most retained messages, then files: the ones nearest the limits. */
     channels_nearest_limits: z.array(FleetChannel),
+    refusals: FleetRefusals.openapi({
+      description:
+        "Last hour: the current minute and the 59 before it; last day: 1,440 minutes. Counted by the agents' " +
+        'objects and reported to the registry within about 10 s.',
+    }),
+    backlog: FleetBacklog.openapi({
+      description:
+        'Unread deliveries (leased and parked among them) over every channel, as each channel last reported them ' +
+        '(within about 30 s of a send, claim, ACK, extend, release or a lease ending).',
+    }),
     generated_at: Timestamp,
   })
   .openapi('Fleet');
@@ -114,10 +162,12 @@ export const getFleet = defineOperation({
   method: 'get',
   path: '/admin/fleet',
   role: 'admin',
-  summary: 'Fleet figures: agents by key state and last access, channels nearest their limits',
+  summary:
+    'Fleet figures: agents by key state and last access, refused requests, inbox backlog, channels nearest their limits',
   description:
     'Agents are counted by one query over the registry (last access: never, over a day ago, over an hour ago, ' +
-    'within the hour). Channels come from the channel catalog, as each channel last reported its figures ' +
+    "within the hour). Refused requests are the registry's per-minute counts of what the agents' objects " +
+    'counted. Channels and the backlog come from the channel catalog, as each channel last reported its figures ' +
     '(within about 30 s of a change); no agent or channel object is asked.',
   tags,
   response: Fleet,

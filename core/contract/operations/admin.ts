@@ -200,9 +200,31 @@ export const AgentListQuery = z.object({
     description: 'name (default), host (host name), last_access (never first) or status (disabled first).',
   }),
   order: z.enum(['asc', 'desc']).optional().openapi({ description: 'asc (default) or desc.' }),
+  last_access: z
+    .enum(['never', 'over_a_day', 'over_an_hour', 'active'])
+    .optional()
+    .openapi({
+      description:
+        'Only agents last seen never, over a day ago, over an hour ago (within the day) or within the hour: the ' +
+        'buckets of GET /admin/fleet.',
+    }),
+  key_state: z
+    .enum(['active', 'revoked', 'none'])
+    .optional()
+    .openapi({ description: 'Only agents with a working key, a revoked key, or no key.' }),
   cursor: Cursor,
   limit: PageLimit,
 });
+
+/** An agent's unread deliveries over all its channels, as the channels last reported them. */
+const AgentBacklog = z
+  .object({
+    unread: z.number().int().nonnegative().openapi({ description: 'Not ACKed yet, leased and parked included.' }),
+    leased: z.number().int().nonnegative(),
+    parked: z.number().int().nonnegative(),
+    oldest_unread_at: NullableTimestamp,
+  })
+  .openapi('AgentBacklog');
 
 export const listAgents = defineOperation({
   id: 'listAgents',
@@ -212,13 +234,18 @@ export const listAgents = defineOperation({
   summary: 'List agent accounts, enabled or not',
   tags,
   description:
-    'Search (q), sort and page through agents. A cursor belongs to the search, sort and order that issued it. ' +
-    'total counts every agent that matches host_id and q, across all pages.',
+    'Search (q), filter (host_id, last_access, key_state), sort and page through agents. A cursor belongs to the ' +
+    'search, sort and order that issued it. total counts every agent that matches, across all pages.',
   query: AgentListQuery,
   response: z.object({
     agents: z.array(Agent),
     next_cursor: z.string().nullable(),
-    total: z.number().int().openapi({ description: 'Agents matching host_id and q, across all pages.' }),
+    total: z.number().int().openapi({ description: 'Agents matching the filters and q, across all pages.' }),
+    backlog: z.record(AgentId, AgentBacklog).openapi({
+      description:
+        "Each listed agent's inbox backlog by agent ID, from the channel catalog (as each channel last reported " +
+        'it: within about 30 s of a send, 5 s of a claim or ACK); an agent with nothing unread has zeros.',
+    }),
   }),
   errors: ADMIN_ERRORS,
   cli: { command: 'admin agents list' },
