@@ -95,7 +95,7 @@ export class BulkAgents {
       if (!rows.has(id)) {
         results.set(id, {
           agent_id: id,
-          status: 'refused',
+          status: 'rejected',
           error: { code: 'not_found', message: 'No such agent.' },
         });
       }
@@ -161,7 +161,7 @@ export class BulkAgents {
     checks.forEach((check, i) => {
       const id = agentIds[i] as string;
       if (check.status === 'fulfilled') allowed.push(id);
-      else results.set(id, { agent_id: id, status: 'refused', error: refusal(check.reason) });
+      else results.set(id, { agent_id: id, status: 'rejected', error: refusal(check.reason) });
     });
     // Another request may have deleted some while the groups were asked.
     const still = this.existing(allowed);
@@ -170,7 +170,7 @@ export class BulkAgents {
     this.snapshot.changing(() => {
       for (const id of allowed) {
         if (!still.has(id)) {
-          results.set(id, { agent_id: id, status: 'refused', error: { code: 'not_found', message: 'No such agent.' } });
+          results.set(id, { agent_id: id, status: 'rejected', error: { code: 'not_found', message: 'No such agent.' } });
           continue;
         }
         recordDeletion(this.db, id, now);

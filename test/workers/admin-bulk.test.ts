@@ -39,7 +39,7 @@ describe('bulk agent actions', () => {
 
     const disabled = await bulk(cookie, 'disable', [a.id, unknown, b.id]);
     expect(disabled.status).toBe(200);
-    expect(disabled.body.results.map((r: { status: string }) => r.status)).toEqual(['done', 'refused', 'done']);
+    expect(disabled.body.results.map((r: { status: string }) => r.status)).toEqual(['done', 'rejected', 'done']);
     expect(disabled.body.results[1].error.code).toBe('not_found');
     expect((await me(a.key)).status).toBe(401);
     expect((await me(c.key)).status).toBe(200);
@@ -74,7 +74,7 @@ describe('bulk agent actions', () => {
     expect(res.status).toBe(200);
     expect(res.body.results[0]).toMatchObject({
       agent_id: owner.id,
-      status: 'refused',
+      status: 'rejected',
       error: { code: 'conflict', reason: 'agent_owns_groups' },
     });
     expect(res.body.results.slice(1).map((r: { status: string }) => r.status)).toEqual(['done', 'done']);

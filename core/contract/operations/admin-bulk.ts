@@ -23,9 +23,9 @@ export type BulkAgentAction = (typeof BULK_AGENT_ACTIONS)[number];
 export const BulkAgentResult = z
   .object({
     agent_id: AgentId,
-    status: z.enum(['done', 'pending', 'refused']).openapi({
+    status: z.enum(['done', 'pending', 'rejected']).openapi({
       description:
-        'done: in force; pending: saved, and being pushed to the agent (retried until it lands); refused: nothing changed for this agent (see error).',
+        'done: in force; pending: saved, and being pushed to the agent (retried until it lands); rejected: nothing changed for this agent (see error).',
     }),
     api_key: ApiKey.optional().openapi({
       description: 'regenerate_key, done or pending: the new key, shown this once.',
