@@ -170,7 +170,11 @@ export class BulkAgents {
     this.snapshot.changing(() => {
       for (const id of allowed) {
         if (!still.has(id)) {
-          results.set(id, { agent_id: id, status: 'rejected', error: { code: 'not_found', message: 'No such agent.' } });
+          results.set(id, {
+            agent_id: id,
+            status: 'rejected',
+            error: { code: 'not_found', message: 'No such agent.' },
+          });
           continue;
         }
         recordDeletion(this.db, id, now);
