@@ -9,6 +9,11 @@
  * dependency in both the console bundle and the CLI.
  */
 
+/** Agents one bulk action names at most. */
+export const BULK_AGENTS_MAX = 100;
+/** Rows one import creates at most (the JSON body cap applies too). */
+export const IMPORT_ROWS_MAX = 500;
+
 export interface ImportFileRow {
   name: string;
   host: string;

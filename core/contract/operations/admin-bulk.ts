@@ -5,6 +5,7 @@
  * Every list a request carries is bounded by the constants below.
  */
 import { z } from '@hono/zod-openapi';
+import { BULK_AGENTS_MAX, IMPORT_ROWS_MAX } from '../../lib/agent-import.js';
 import { FIELD_LIMITS } from '../../lib/limits.js';
 import { ERROR_CODES, ERROR_REASONS } from '../errors.js';
 import { Agent, AgentId, ApiKey, LimitsPatch } from '../models.js';
@@ -12,10 +13,7 @@ import { ADMIN_ERRORS, defineOperation } from '../registry.js';
 
 const tags = ['admin'];
 
-/** Agents one bulk action names at most. */
-export const BULK_AGENTS_MAX = 100;
-/** Rows one import creates at most (the JSON body cap applies too). */
-export const IMPORT_ROWS_MAX = 500;
+export { BULK_AGENTS_MAX, IMPORT_ROWS_MAX };
 
 export const BULK_AGENT_ACTIONS = ['disable', 'enable', 'regenerate_key', 'revoke_key', 'delete'] as const;
 export type BulkAgentAction = (typeof BULK_AGENT_ACTIONS)[number];
