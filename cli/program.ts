@@ -11,6 +11,7 @@ import type { OperationDef } from '../core/contract/registry.js';
 import { registerConfigCommands } from './commands/config.js';
 import { executeAndPrint, printJson } from './commands/execute.js';
 import { registerHookCommand } from './commands/hook.js';
+import { registerImportCommand } from './commands/import.js';
 import { type CommandRuntime, type GeneratedCommand, registerOperationCommands } from './commands/operations.js';
 import { reportFailure } from './lib/outcome.js';
 import type { InputStream } from './lib/terminal.js';
@@ -71,6 +72,8 @@ export function buildProgram(
   const generated = registerOperationCommands(command, options.operations ?? operationList, runtime);
   registerConfigCommands(command, { ...io, setExitCode: (code) => (exitCode = code) });
   registerHookCommand(command, { ...io, setExitCode: (code) => (exitCode = code) });
+  const agentCommands = command.commands.find((c) => c.name() === 'admin')?.commands.find((c) => c.name() === 'agents');
+  if (agentCommands) registerImportCommand(agentCommands, { ...io, setExitCode: (code) => (exitCode = code) });
 
   command
     .command('mcp')

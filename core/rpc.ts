@@ -7,6 +7,7 @@ import type { z } from '@hono/zod-openapi';
 import type { Agent, Host, Message } from './contract/models.js';
 import type { AdminSession, CleanupStatus } from './contract/operations/admin.js';
 import type { AgentRejection } from './contract/operations/admin-agent.js';
+import type { BulkAgentResult, SettingsImpact } from './contract/operations/admin-bulk.js';
 import type { AdminAccount, AdminSessionInfo, AuditEntry } from './contract/operations/admins.js';
 import type { AdminGroup } from './contract/operations/groups.js';
 import type { DirectoryEntry } from './contract/operations/identity.js';
@@ -29,6 +30,10 @@ export interface ChannelSearchPage {
 
 export type HostView = z.infer<typeof Host>;
 export type AgentView = z.infer<typeof Agent>;
+/** POST /admin/agents/bulk: what happened to one agent. */
+export type BulkAgentResultView = z.infer<typeof BulkAgentResult>;
+/** POST /admin/settings/preview: what a patch would delete. */
+export type SettingsImpactView = z.infer<typeof SettingsImpact>;
 export type DirectoryEntryView = z.infer<typeof DirectoryEntry>;
 
 /** A live administrator session: the wire model plus the keyed hash of its token, to end it on logout. */

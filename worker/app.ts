@@ -93,7 +93,7 @@ async function errorResponse(c: Context<AppEnv>, error: ApiError): Promise<Respo
   } catch {
     // An error answer must not fail because the registry is unreachable.
   }
-  const { field, target, limit, retryAfterMs, reason, params } = error.details;
+  const { field, target, limit, retryAfterMs, reason, params, rows } = error.details;
   const body: z.infer<typeof ErrorBody> = {
     request_id: c.get('requestId') ?? 'req_unknown',
     error: {
@@ -106,6 +106,7 @@ async function errorResponse(c: Context<AppEnv>, error: ApiError): Promise<Respo
       ...(retryAfterMs !== undefined && { retry_after_ms: retryAfterMs }),
       ...(reason !== undefined && { reason }),
       ...(params !== undefined && { params }),
+      ...(rows !== undefined && { rows }),
     },
   };
   if (retryAfterMs !== undefined) c.header('Retry-After', String(Math.max(1, Math.ceil(retryAfterMs / 1000))));

@@ -42,7 +42,18 @@ export interface FailureExtra {
   reason?: ErrorReason;
   limit?: number;
   params?: Record<string, string | number>;
+  /** An import refused whole: each refused row (from 1) and why. */
+  rows?: ImportRowRefusal[];
 }
+
+export type ImportRowRefusal = {
+  row: number;
+  field?: string;
+  code: string;
+  reason?: ErrorReason;
+  limit?: number;
+  message: string;
+};
 
 /** A refusal from the API, carrying its structured error (api-v1.md). */
 export class ApiFailure extends Error {
@@ -50,6 +61,7 @@ export class ApiFailure extends Error {
   readonly reason?: ErrorReason;
   readonly limit?: number;
   readonly params?: Record<string, string | number>;
+  readonly rows?: ImportRowRefusal[];
 
   constructor(
     readonly status: number,
@@ -64,6 +76,7 @@ export class ApiFailure extends Error {
     this.reason = extra.reason;
     this.limit = extra.limit;
     this.params = extra.params;
+    this.rows = extra.rows;
   }
 }
 
@@ -129,6 +142,7 @@ export async function call<K extends ConsoleOperation>(id: K, options: CallOptio
         reason?: ErrorReason;
         limit?: number;
         params?: Record<string, string | number>;
+        rows?: ImportRowRefusal[];
       };
     } | null;
     const error = body?.error;
@@ -149,6 +163,7 @@ export async function call<K extends ConsoleOperation>(id: K, options: CallOptio
         reason: error?.reason,
         limit: error?.limit,
         params: error?.params,
+        rows: error?.rows,
       },
     );
   }

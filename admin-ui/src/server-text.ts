@@ -13,7 +13,7 @@ import type {
   RESOURCE_DETAIL_CODES,
   RESOURCE_REASON_CODES,
 } from '../../core/contract/index.js';
-import type { ApiFailure, ClientFailureCode } from './api.js';
+import { ApiFailure, type ClientFailureCode, type ImportRowRefusal } from './api.js';
 import { formatCount } from './lib/format.js';
 import { LIMIT_KINDS, type LimitKey } from './lib/settings-form.js';
 import { limitLabel } from './limit-labels.js';
@@ -35,7 +35,10 @@ export const FIELD_LABELS = {
   description: () => msg('Description'),
   display_name: () => msg('Display name'),
   host_id: () => msg('Host'),
+  host: () => msg('Host'),
   agent_id: () => msg('Agent'),
+  agent_ids: () => msg('Agents'),
+  agents: () => msg('Agents'),
   enabled: () => msg('Enabled'),
   username: () => msg('Username'),
   password: () => msg('Password'),
@@ -130,6 +133,11 @@ const REASON_TEXT: Record<ErrorReason, (limit: number | undefined, params: Param
   admin_exists: () => msg('An administrator already exists.'),
   change_pending: () => msg('Saved, but not yet in force everywhere; the server keeps retrying.'),
   deletion_pending: () => msg('Deleted, but not yet removed everywhere; the server keeps retrying.'),
+  duplicate_ids: () => msg('Each agent may be named only once.'),
+  duplicate_row: () => msg('An earlier row already names this agent on this host.'),
+  unknown_host: () => msg('No host has this ID or name.'),
+  import_rows_refused: (_l, p) =>
+    msg(str`${count(p?.refused)} of ${count(p?.rows)} rows were refused; no agent was created.`),
 };
 
 /** Phrases for every error code of the contract and the console's own two. */
@@ -189,6 +197,16 @@ export function apiFailureText(failure: ApiFailure): string {
     ? reason(failure.limit, failure.params, failure.field)
     : (CODE_TEXT[failure.code] ?? CODE_TEXT.internal_error)(failure);
   return failure.field ? `${fieldLabel(failure.field)}${labelSeparator()}${text}` : text;
+}
+
+/** One refused row of an import, phrased like any refusal: "Host: No host has this ID or name." */
+export function rowRefusalText(row: ImportRowRefusal): string {
+  return apiFailureText(
+    new ApiFailure(400, row.code as ErrorCode, row.message, row.field, undefined, {
+      reason: row.reason,
+      limit: row.limit,
+    }),
+  );
 }
 
 /** An error code on its own (a refused action in the audit log): the code's phrase, never the code. */

@@ -81,6 +81,11 @@ export const ERROR_REASONS = [
   // unavailable
   'change_pending',
   'deletion_pending',
+  // bulk actions and imports (operations/admin-bulk.ts)
+  'duplicate_ids',
+  'duplicate_row',
+  'unknown_host',
+  'import_rows_refused',
 ] as const;
 export type ErrorReason = (typeof ERROR_REASONS)[number];
 
@@ -92,6 +97,17 @@ export interface ErrorDetails {
   reason?: ErrorReason;
   /** Values a client needs to phrase the reason (a zod issue's origin or format, a count). */
   params?: Record<string, string | number>;
+  /** An import refused whole: each refused row and why (operations/admin-bulk.ts). */
+  rows?: ImportRowRefusal[];
+}
+
+export interface ImportRowRefusal {
+  row: number;
+  field?: string;
+  code: ErrorCode;
+  reason?: ErrorReason;
+  limit?: number;
+  message: string;
 }
 
 const TAG = 'SWITCHBOARD_API_ERROR:';

@@ -4,6 +4,7 @@
  */
 import * as admin from './operations/admin.js';
 import * as adminAgent from './operations/admin-agent.js';
+import * as adminBulk from './operations/admin-bulk.js';
 import * as adminConsole from './operations/admin-console.js';
 import * as admins from './operations/admins.js';
 import * as files from './operations/files.js';
@@ -25,6 +26,7 @@ export const operations = {
   ...pickOperations(identity),
   ...pickOperations(admin),
   ...pickOperations(adminAgent),
+  ...pickOperations(adminBulk),
   ...pickOperations(adminConsole),
   ...pickOperations(admins),
   ...pickOperations(messaging),

@@ -65,6 +65,19 @@ export const ErrorBody = z
         .record(z.string(), z.union([z.string(), z.number()]))
         .optional()
         .openapi({ description: 'Values to phrase the reason with, e.g. {origin: "string"} for too_small.' }),
+      rows: z
+        .array(
+          z.object({
+            row: z.number().int(),
+            field: z.string().optional(),
+            code: z.enum(ERROR_CODES),
+            reason: z.enum(ERROR_REASONS).optional(),
+            limit: z.number().optional(),
+            message: z.string(),
+          }),
+        )
+        .optional()
+        .openapi({ description: 'POST /admin/agents/import refused whole: every refused row (from 1) and why.' }),
     }),
   })
   .openapi('Error');

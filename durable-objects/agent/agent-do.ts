@@ -216,7 +216,7 @@ export class AgentDO extends DurableObject<Env> {
     if (!agentId) return;
     const batch = [...this.unreportedRefusals.splice(0), ...entries];
     try {
-      await this.env.REGISTRY.get(this.env.REGISTRY.idFromName('registry')).recordRefusals(agentId, batch);
+      await registry(this.env).recordRefusals(agentId, batch);
     } catch {
       // Bounded: the oldest go first when the registry stays unreachable.
       this.unreportedRefusals.push(...batch.slice(-UNREPORTED_MAX));

@@ -534,8 +534,13 @@ export class ChannelDO extends DurableObject<Env> {
   }
 
   /** A page of retained messages without the membership check; null: no channel. */
-  async adminHistory(afterSeq: number | null, limit: number, order: 'asc' | 'desc'): Promise<NamedHistoryPage | null> {
-    const page = this.store.adminHistory(afterSeq, limit, order);
+  async adminHistory(
+    afterSeq: number | null,
+    limit: number,
+    order: 'asc' | 'desc',
+    threadId?: string,
+  ): Promise<(NamedHistoryPage & { replied: { message_id: string; seq: number | null }[] }) | null> {
+    const page = this.store.adminHistory(afterSeq, limit, order, threadId);
     return page && { ...page, messages: await this.named(page.messages) };
   }
 

@@ -608,8 +608,18 @@ export class ChannelStore {
   // Administrators (REQ-54): read-only, whoever takes part; never a claim, never a read mark.
 
   /** History as an agent reads it, without the membership check; null when there is no channel. */
-  adminHistory(afterSeq: number | null, limit: number, order: 'asc' | 'desc'): HistoryPage | null {
-    return this.channelRow(this.db) ? this.historyPage(this.whereAbout(this.db), afterSeq, limit, order) : null;
+  adminHistory(
+    afterSeq: number | null,
+    limit: number,
+    order: 'asc' | 'desc',
+    threadId?: string,
+  ): (HistoryPage & { replied: { message_id: string; seq: number | null }[] }) | null {
+    if (!this.channelRow(this.db)) return null;
+    const page = this.historyPage(this.whereAbout(this.db), afterSeq, limit, order, threadId);
+    // The messages this page answers, retained (their seq, to link to) or deleted (null): at most one lookup per message of the page.
+    const answered = [...new Set(page.messages.flatMap((m) => (m.reply_to ? [m.reply_to] : [])))];
+    const replied = answered.map((id) => ({ message_id: id, seq: this.hot.messageById(id)?.seq ?? null }));
+    return { ...page, replied };
   }
 
   /**

@@ -32,7 +32,7 @@ function hostView(row: typeof schema.hosts.$inferSelect): HostView {
   };
 }
 
-function agentView(row: typeof schema.agents.$inferSelect): AgentView {
+export function agentView(row: typeof schema.agents.$inferSelect): AgentView {
   return {
     agent_id: row.agentId,
     name: row.name,

@@ -1,12 +1,14 @@
 import { DurableObject } from 'cloudflare:workers';
 import { ApiError } from '../../core/contract/errors.js';
 import type { Limits } from '../../core/contract/models.js';
+import type { BulkAgentAction } from '../../core/contract/operations/admin-bulk.js';
 import type { Env } from '../../core/env.js';
 import type {
   AdminAccountView,
   AdminSessionInfoView,
   AgentView,
   AuditEntryView,
+  BulkAgentResultView,
   DirectoryEntryView,
   HostView,
   ScrapeAnswer,
@@ -29,6 +31,7 @@ import {
   type AuditRecord,
   type RefusalRecord,
 } from './audit-log.js';
+import { BulkAgents, type ImportedAgent, type ImportRowInput } from './bulk-agents.js';
 import type { RegistryDb } from './database.js';
 import { type FleetAgentFigures, fleetAgentFigures } from './fleet-summary.js';
 import { HostsAndAgents } from './hosts-agents.js';
@@ -51,6 +54,7 @@ export class RegistryDO extends DurableObject<Env> {
   /** Agents and hosts in memory for getAgents and the directory; every write to them drops it. */
   private readonly snapshot: AgentSnapshot;
   private readonly hostsAndAgents: HostsAndAgents;
+  private readonly bulk: BulkAgents;
   private readonly auth: AdminAuth;
   private readonly accounts: AdminAccounts;
   private readonly audit: AuditLog;
@@ -65,6 +69,19 @@ export class RegistryDO extends DurableObject<Env> {
     this.outbox = new AgentSyncOutbox(this.db, env);
     this.snapshot = new AgentSnapshot(ctx.storage.sql);
     this.hostsAndAgents = new HostsAndAgents(this.db, env, this.outbox, this.snapshot, () => this.pushAgentChanges());
+    this.bulk = new BulkAgents(this.db, env, this.outbox, this.snapshot, {
+      // Both arm the alarm for what is left before they throw; the bulk answer reports it as pending.
+      sync: () =>
+        this.pushAgentChanges().then(
+          () => true,
+          () => false,
+        ),
+      deletions: () =>
+        this.finishDeletions().then(
+          () => true,
+          () => false,
+        ),
+    });
     this.auth = new AdminAuth(this.db, env);
     this.accounts = new AdminAccounts(this.db);
     this.audit = new AuditLog(this.db);
@@ -211,6 +228,16 @@ export class RegistryDO extends DurableObject<Env> {
     await this.finishDeletions();
   }
 
+  /** One action on many agents, each all-or-nothing, reported per agent (bulk-agents.ts). */
+  bulkAgents(action: BulkAgentAction, agentIds: string[]): Promise<BulkAgentResultView[]> {
+    return this.bulk.apply(action, agentIds);
+  }
+
+  /** Creates every row's agent, or none when a row is refused (bulk-agents.ts). */
+  importAgents(rows: ImportRowInput[]): Promise<ImportedAgent[]> {
+    return this.bulk.import(rows);
+  }
+
   /** Last access and its address, reported by an AgentDO (coalesced there); only ever moves forward. */
   recordAccess(agentId: string, at: string, address?: string): Promise<void> {
     return this.hostsAndAgents.recordAccess(agentId, at, address);
@@ -302,6 +329,14 @@ export class RegistryDO extends DurableObject<Env> {
 
   async recordAudit(entry: AuditRecord): Promise<void> {
     this.audit.record(entry);
+    await this.armAuditPrune();
+  }
+
+  /** A bulk request's entries, one per agent, in one transaction. */
+  async recordAudits(entries: AuditRecord[]): Promise<void> {
+    this.db.transaction(() => {
+      for (const entry of entries) this.audit.record(entry);
+    });
     await this.armAuditPrune();
   }
 

@@ -80,6 +80,13 @@ function backlogTotals(
   };
 }
 
+/** What lowered limits would delete (POST /admin/settings/preview); bounds, equal when exact. */
+export interface LimitImpact {
+  channels: number;
+  messages: { min: number; max: number };
+  files: { min: number; max: number };
+}
+
 export class ChannelCatalog {
   constructor(private readonly db: RetentionDb) {}
 
@@ -212,6 +219,37 @@ export class ChannelCatalog {
       group_channels: of('group')?.n ?? 0,
       messages: rows.reduce((total, r) => total + Number(r.messages ?? 0), 0),
       files: rows.reduce((total, r) => total + Number(r.files ?? 0), 0),
+    };
+  }
+
+  /**
+   * What limits of `maxMessages` messages and `maxFiles` messages with files would delete, over
+   * every active channel, in one aggregate query (no channel is asked). Per channel of `mc`
+   * messages and `fc` files: the message limit deletes `dm = mc - M` oldest messages, and
+   * between `kmin` (the files that no longer fit among the messages left) and `kmax` (as many
+   * as `dm` holds) of the files go with them; the file limit then deletes the oldest messages
+   * with files beyond `F`. Which it is depends on where the files sit, which the catalog does not
+   * know, so the answer is a range (one number whenever files play no part).
+   */
+  impact(maxMessages: number, maxFiles: number): LimitImpact {
+    const row = this.db.get<{ channels: number; mmin: number; mmax: number; fmin: number; fmax: number }>(sql`
+      with c as (
+        select message_count as mc, file_count as fc, max(0, message_count - ${maxMessages}) as dm
+        from channels where status = 'active'
+      ), k as (
+        select mc, fc, dm, max(0, fc - (mc - dm)) as kmin, min(fc, dm) as kmax from c
+      )
+      select
+        coalesce(sum(dm + max(0, fc - kmax - ${maxFiles}) > 0), 0) as channels,
+        coalesce(sum(dm + max(0, fc - kmax - ${maxFiles})), 0) as mmin,
+        coalesce(sum(dm + max(0, fc - kmin - ${maxFiles})), 0) as mmax,
+        coalesce(sum(max(kmin, fc - ${maxFiles}, 0)), 0) as fmin,
+        coalesce(sum(max(kmax, fc - ${maxFiles}, 0)), 0) as fmax
+      from k`);
+    return {
+      channels: Number(row?.channels ?? 0),
+      messages: { min: Number(row?.mmin ?? 0), max: Number(row?.mmax ?? 0) },
+      files: { min: Number(row?.fmin ?? 0), max: Number(row?.fmax ?? 0) },
     };
   }
 

@@ -12,6 +12,7 @@ import {
   ChannelCatalog,
   type ChannelReport,
   type ChannelStats,
+  type LimitImpact,
 } from './catalog.js';
 import { CleanupRuns } from './cleanup-runs.js';
 import { cleanupStateRow, type RetentionDb } from './database.js';
@@ -162,6 +163,11 @@ export class RetentionDO extends DurableObject<Env> {
   /** The fleet view's channels nearest their limits, from the catalog. */
   async fullestChannels(limit: number): Promise<(CatalogEntry & ChannelStats)[]> {
     return this.catalog.fullest(Math.min(Math.max(1, limit), 50));
+  }
+
+  /** What limits of `maxMessages` and `maxFiles` would delete, from the catalog (catalog.ts impact). */
+  async previewLimits(maxMessages: number, maxFiles: number): Promise<LimitImpact> {
+    return this.catalog.impact(maxMessages, maxFiles);
   }
 
   /**

@@ -50,6 +50,8 @@ describe.skipIf(process.platform !== 'linux')('npm run bench -- --quick', () => 
     expect(results.upload.floor.put).toMatchObject({ ok: true, bytes: results.upload.bytes });
     expect(results.upload.floor.putAndCopy).toMatchObject({ ok: true, bytes: results.upload.bytes });
     expect(results.upload.floor.put.peakMb).toBeGreaterThan(0);
+    // The import: every agent created, a bad row refused whole, the sampled keys work.
+    expect(results.import).toMatchObject({ agents: 40, problems: [] });
     // The scale phases: right counts, exclusive claims, a complete cleanup with its files deleted.
     const { inbox, cleanup } = results.scale;
     expect(inbox).toMatchObject({ errors: 0, problems: [] });

@@ -2,7 +2,9 @@
  * Headless set-up with the administrator commands: sign in (password from stdin, session cookie
  * kept in the profile), hosts, agents (the key printed once), keys, settings, sign out.
  */
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXIT } from '../../client/errors.js';
 import { expectNoStack, runCli, tempConfig } from './cli-process.js';
@@ -127,6 +129,52 @@ describe('admin commands', () => {
     const invalid = await runCli(['admin', 'settings', 'set', '--claim-seconds', '0'], { env: env() });
     expect(invalid.code).toBe(EXIT.usage);
     expect(invalid.stderr).toMatch(/--claim-seconds/);
+  });
+
+  it('admin agents import: all or nothing, every refused row named; the keys printed once and written 0600', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sb-import-'));
+    const bad = join(dir, 'bad.csv');
+    writeFileSync(
+      bad,
+      'name,host,display_name\nimp-ok,build-box,OK\nimp bad,build-box,\nimp-lost,nowhere,\nimp-ok,build-box,\n',
+    );
+    const refused = await runCli(['admin', 'agents', 'import', bad], { env: env() });
+    expect(refused.code).toBe(EXIT.request);
+    expect(refused.stderr).toMatch(/row 2 \(name\)/);
+    expect(refused.stderr).toMatch(/row 3 \(host\): No host "nowhere"/);
+    expect(refused.stderr).toMatch(/row 4 \(name\): Row 1 already names "imp-ok"/);
+    const none = await runCli(['admin', 'agents', 'list', '--q', 'imp-'], { env: env() });
+    expect(none.json.agents).toEqual([]);
+
+    const unreadable = join(dir, 'unreadable.csv');
+    writeFileSync(unreadable, 'name,host\n,build-box\n');
+    const local = await runCli(['admin', 'agents', 'import', unreadable], { env: env() });
+    expect(local.code).toBe(EXIT.usage);
+    expect(local.stderr).toMatch(/row 1: name is missing/);
+
+    const good = join(dir, 'good.json');
+    writeFileSync(
+      good,
+      JSON.stringify([
+        { name: 'imp-a', host: 'build-box', description: 'A, with "quotes"' },
+        { name: 'imp-b', host: 'build-box' },
+      ]),
+    );
+    const keysOut = join(dir, 'keys.csv');
+    const done = await runCli(['admin', 'agents', 'import', good, '--keys-out', keysOut], { env: env() });
+    expect(done.code, done.stderr).toBe(EXIT.ok);
+    expect(done.json.agents.map((a: { agent: { name: string } }) => a.agent.name)).toEqual(['imp-a', 'imp-b']);
+    const keys = readFileSync(keysOut, 'utf8');
+    expect(keys).toContain(done.json.agents[1].api_key);
+    expect(statSync(keysOut).mode & 0o777).toBe(0o600);
+    const fresh = await runCli(['me'], { env: { ...env(), SWITCHBOARD_API_KEY: done.json.agents[0].api_key } });
+    expect(fresh.json.name).toBe('imp-a');
+
+    // A bulk action from the command line: exit 4 when some agent was rejected.
+    const ids = done.json.agents.map((a: { agent: { agent_id: string } }) => a.agent.agent_id);
+    const bulk = await runCli(['admin', 'agents', 'bulk', 'disable', ...ids, 'agt_unknown00000000'], { env: env() });
+    expect(bulk.code).toBe(EXIT.partial);
+    expect(bulk.json.results.map((r: { status: string }) => r.status)).toEqual(['done', 'done', 'rejected']);
   });
 
   it('admin logout ends the session and forgets the cookie', async () => {

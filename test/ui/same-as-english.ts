@@ -18,7 +18,7 @@ export const SAME_AS_ENGLISH: Record<'fr' | 'zh-Hans' | 'zh-Hant' | 'it' | 'es' 
   ],
   'zh-Hans': ['CPU', 'GPU', 'MB'],
   'zh-Hant': ['CPU', 'GPU', 'MB'],
-  it: ['CPU', 'GPU', 'Host', 'MB', 'Password'],
+  it: ['CPU', 'File', 'GPU', 'Host', 'MB', 'Password'],
   es: ['CPU', 'GPU', 'MB'],
   ru: [],
 };

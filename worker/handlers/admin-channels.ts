@@ -121,13 +121,14 @@ export const listAdminChannelMessagesHandler: Handler<typeof ops.listAdminChanne
   const stub = channelObject(env, input.params.channel_id);
   const [summary, page] = await Promise.all([
     stub.adminSummary({ participants: [] }),
-    stub.adminHistory(afterSeq, pageSize(input.query.limit, limits.max_page_size), order),
+    stub.adminHistory(afterSeq, pageSize(input.query.limit, limits.max_page_size), order, input.query.thread_id),
   ]);
   if (!summary || !page) throw new ApiError('not_found', 'No such channel.', { target: input.params.channel_id });
   const names = await namesOf(env, [summary]);
   return {
     channel: wireSummary(summary, names),
     messages: page.messages,
+    replied_to: page.replied,
     next_cursor: page.next_seq === null ? null : encodeCursor([page.next_seq]),
   };
 };

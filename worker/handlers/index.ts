@@ -1,5 +1,6 @@
 import * as admin from './admin.js';
 import * as adminAgent from './admin-agent.js';
+import * as adminBulk from './admin-bulk.js';
 import * as adminChannels from './admin-channels.js';
 import * as adminConsole from './admin-console.js';
 import { downloadAdminChannelFileHandler } from './admin-files.js';
@@ -38,6 +39,9 @@ export const handlers: HandlerMap = {
   regenerateAgentKey: admin.regenerateAgentKeyHandler,
   revokeAgentKey: admin.revokeAgentKeyHandler,
   deleteAgent: admin.deleteAgentHandler,
+  bulkAgents: adminBulk.bulkAgentsHandler,
+  importAgents: adminBulk.importAgentsHandler,
+  previewSettings: adminBulk.previewSettingsHandler,
   getAdminAgent: adminAgent.getAdminAgentHandler,
   listAgentRejections: adminAgent.listAgentRejectionsHandler,
   getSettings: admin.getSettingsHandler,

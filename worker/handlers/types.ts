@@ -26,6 +26,12 @@ export interface AppVariables {
    * query passed, the body added once it passed too): the only source of audit targets.
    */
   validInput?: { params: unknown; query: unknown; body: unknown };
+  /**
+   * Set by a handler that acts on many objects (bulk agent actions, imports): the audit trail
+   * writes one entry per item instead of one for the request, under the action of the
+   * one-object operation it amounts to (deleteAgent, createAgent, …), so the log reads the same.
+   */
+  auditItems?: readonly { action: string; targets: string[]; outcome: string }[];
   /** The request body's relay (body/drain.ts), for handlers that read a large body directly. */
   bodyRelay?: BodyRelay;
   /** The body as read during authentication (middleware/auth-extras.ts): its value, or its refusal for later. */

@@ -18,7 +18,11 @@ import type { AppEnv } from '../handlers/types.js';
 /** Sign-in and first-run setup are public routes, but they are what an audit is most about. */
 const SIGN_IN_OPERATIONS = new Set(['adminLogin', 'adminSetup']);
 
+/** Admin POSTs that change nothing (a preview): not audited. */
+const READ_ONLY_OPERATIONS = new Set(['previewSettings']);
+
 export function isAudited(op: OperationDef): boolean {
+  if (READ_ONLY_OPERATIONS.has(op.id)) return false;
   return (op.role === 'admin' && op.method !== 'get') || SIGN_IN_OPERATIONS.has(op.id);
 }
 
@@ -98,16 +102,29 @@ export function auditTrail(op: OperationDef): MiddlewareHandler<AppEnv> {
       admin = typeof named === 'string' ? named : null;
       claimed = true;
     }
+    const items = failure === undefined ? c.get('auditItems') : undefined;
     try {
-      await registry(c.env).recordAudit({
-        admin,
-        claimed,
-        action: op.id,
-        targets,
-        clientAddress: c.get('clientIp'),
-        outcome,
-        requestId: c.get('requestId'),
-      });
+      if (items) {
+        // One entry per agent a bulk request acted on, each with that agent's own outcome.
+        const entries = items.map((item) => ({
+          admin,
+          action: item.action,
+          targets: item.targets,
+          clientAddress: c.get('clientIp'),
+          outcome: item.outcome,
+          requestId: c.get('requestId'),
+        }));
+        if (entries.length > 0) await registry(c.env).recordAudits(entries);
+      } else
+        await registry(c.env).recordAudit({
+          admin,
+          claimed,
+          action: op.id,
+          targets,
+          clientAddress: c.get('clientIp'),
+          outcome,
+          requestId: c.get('requestId'),
+        });
     } catch (error) {
       // The action has happened (or failed) either way; its answer is not withheld for the log.
       console.error('audit log write failed', op.id, String(error));

@@ -16,6 +16,7 @@ import { toast } from '../toast.js';
 import type { KeyIssued, SbAgentDialog } from './sb-agent-dialog.js';
 import type { SbConfirm } from './sb-confirm.js';
 import type { SbKeyDialog } from './sb-key-dialog.js';
+import './sb-agent-bulk.js';
 import './sb-agent-dialog.js';
 import './sb-confirm.js';
 import './sb-key-dialog.js';
@@ -104,6 +105,26 @@ export class SbAgents extends LitElement {
           display: inline;
         }
       }
+      /* The bulk column: a checkbox per row; on a phone it sits before the name. */
+      td.pick,
+      th.pick {
+        width: 2rem;
+      }
+      @media (max-width: 720px) {
+        table.stack tr {
+          grid-template-columns: auto minmax(0, 1fr) auto;
+        }
+        table.stack td.pick {
+          grid-column: 1;
+          grid-row: 1;
+        }
+        table.stack td.name {
+          grid-column: 2;
+        }
+        table.stack td.row-menu {
+          grid-column: 3;
+        }
+      }
       .pager {
         display: flex;
         flex-wrap: wrap;
@@ -134,6 +155,8 @@ export class SbAgents extends LitElement {
   /** A failed load (Retry asks for the same page again); an action's refusal is `error`. */
   @state() private failure: LoadFailure | null = null;
   @state() private error = '';
+  /** The agents checked for a bulk action (kept across pages, by ID). */
+  @state() private picked = new Map<string, Agent>();
   @query('sb-agent-dialog') private dialog!: SbAgentDialog;
   @query('sb-key-dialog') private keyDialog!: SbKeyDialog;
   @query('sb-confirm') private confirm!: SbConfirm;
@@ -376,9 +399,31 @@ export class SbAgents extends LitElement {
     });
   }
 
+  private pick(agents: Agent[], on: boolean): void {
+    const next = new Map(this.picked);
+    for (const a of agents) {
+      if (on) next.set(a.agent_id, a);
+      else next.delete(a.agent_id);
+    }
+    this.picked = next;
+  }
+
+  private async bulkDone(): Promise<void> {
+    this.picked = new Map();
+    await this.load();
+  }
+
   private row(agent: Agent) {
     const locale = currentLocale();
     return html`<tr data-agent-id=${agent.agent_id}>
+      <td class="pick">
+        <input
+          type="checkbox"
+          aria-label=${msg(str`Select ${agent.name}`)}
+          .checked=${this.picked.has(agent.agent_id)}
+          @change=${(e: Event) => this.pick([agent], (e.target as HTMLInputElement).checked)}
+        />
+      </td>
       <td class="name" data-label=${msg('Name')}>
         <a
           class="mono ${nameClass(agent.name)}"
@@ -531,6 +576,7 @@ export class SbAgents extends LitElement {
       ${this.error ? html`<p class="notice error" role="alert">${this.error}</p>` : ''}
       ${this.failure ? renderFailure(msg('The agents could not be loaded.'), this.failure.error, this.failure.retry) : ''}
       ${!this.loaded && !this.failure ? renderLoading() : ''}
+      ${this.loaded ? html`<sb-agent-bulk .selected=${[...this.picked.values()]} @sb-bulk-done=${this.bulkDone}></sb-agent-bulk>` : ''}
       ${this.loaded && this.hosts.length === 0 ? html`<p class="muted">${msg('Add a host first: every agent belongs to one.')}</p>` : ''}
       ${
         !this.loaded
@@ -540,6 +586,14 @@ export class SbAgents extends LitElement {
             : html`<table class="stack">
               <thead>
                 <tr>
+                  <th scope="col" class="pick">
+                    <input
+                      type="checkbox"
+                      aria-label=${msg('Select every agent on this page')}
+                      .checked=${shown.every((a) => this.picked.has(a.agent_id))}
+                      @change=${(e: Event) => this.pick(shown, (e.target as HTMLInputElement).checked)}
+                    />
+                  </th>
                   <th scope="col">${msg('Name')}</th>
                   <th scope="col">${msg('Display name')}</th>
                   <th scope="col">${msg('Host')}</th>

@@ -123,6 +123,30 @@ export class SbChannelMessages extends LitElement {
       .order {
         width: auto;
       }
+      .reply {
+        margin: 0.25rem 0 0;
+        font-size: 0.875rem;
+        color: var(--sb-muted);
+      }
+      ol.messages > li:focus {
+        outline: 2px solid var(--sb-focus, currentColor);
+      }
+      .thread-bar {
+        display: flex;
+        flex-wrap: wrap;
+        gap: 0.5rem;
+        align-items: center;
+        margin: 0 0 0.75rem;
+      }
+      button.link {
+        background: none;
+        border: none;
+        padding: 0;
+        color: var(--sb-link, inherit);
+        text-decoration: underline;
+        cursor: pointer;
+        font: inherit;
+      }
     `,
   ];
 
@@ -130,6 +154,10 @@ export class SbChannelMessages extends LitElement {
   @state() private channel: AdminChannel | null = null;
   @state() private messages: AdminMessage[] = [];
   @state() private next: string | null = null;
+  /** The thread filter: one thread's retained messages (its root's ID), or all. */
+  @state() private thread: string | null = null;
+  /** The messages this page answers: their seq while retained, null once deleted. */
+  @state() private replied = new Map<string, number | null>();
   @state() private order: 'asc' | 'desc' = 'asc';
   @state() private loaded = false;
   @state() private loading = false;
@@ -153,10 +181,17 @@ export class SbChannelMessages extends LitElement {
     try {
       const page = await call('listAdminChannelMessages', {
         params: { channel_id: this.channelId },
-        query: { order: this.order, cursor: more ? (this.next ?? undefined) : undefined },
+        query: {
+          order: this.order,
+          cursor: more ? (this.next ?? undefined) : undefined,
+          ...(this.thread && { thread_id: this.thread }),
+        },
       });
       if (generation !== this.generation) return;
       this.channel = page.channel;
+      const replied = more ? new Map(this.replied) : new Map<string, number | null>();
+      for (const r of page.replied_to) replied.set(r.message_id, r.seq);
+      this.replied = replied;
       this.messages = more ? [...this.messages, ...page.messages] : page.messages;
       this.next = page.next_cursor;
       this.failure = null;
@@ -258,15 +293,63 @@ export class SbChannelMessages extends LitElement {
     </div>`;
   }
 
+  private async showThread(threadId: string | null, focusId?: string): Promise<void> {
+    this.thread = threadId;
+    await this.load();
+    if (focusId) await this.focusMessage(focusId);
+  }
+
+  private async focusMessage(messageId: string): Promise<boolean> {
+    await this.updateComplete;
+    const item = this.renderRoot.querySelector<HTMLElement>(`li[data-message-id="${messageId}"]`);
+    if (!item) return false;
+    item.scrollIntoView({ block: 'center' });
+    item.focus();
+    return true;
+  }
+
+  /** To the answered message: on this page if it is here, else within its thread. */
+  private async jumpTo(message: AdminMessage): Promise<void> {
+    const target = message.reply_to;
+    if (!target) return;
+    if (!(await this.focusMessage(target))) await this.showThread(message.thread_id, target);
+  }
+
+  private replyLine(message: AdminMessage) {
+    if (!message.reply_to) return '';
+    const seq = this.replied.get(message.reply_to);
+    if (seq === null || seq === undefined) {
+      return html`<p class="reply">${msg('In reply to a message that was deleted.')}</p>`;
+    }
+    const sender = this.messages.find((m) => m.message_id === message.reply_to);
+    return html`<p class="reply">
+      <button type="button" class="link" @click=${() => this.jumpTo(message)}>
+        ${
+          sender
+            ? msg(str`In reply to #${seq} from ${this.senderName(sender.sender_id)}`)
+            : msg(str`In reply to #${seq}`)
+        }
+      </button>
+    </p>`;
+  }
+
   private message(message: AdminMessage) {
     const locale = currentLocale();
-    return html`<li data-message-id=${message.message_id}>
+    return html`<li data-message-id=${message.message_id} tabindex="-1">
       <article aria-label=${msg(str`Message ${message.seq} from ${this.senderName(message.sender_id)}`)}>
         <div class="meta">
           <span class="sender">${this.senderName(message.sender_id)}</span>
           <time datetime=${message.created_at}>${formatTime(message.created_at, locale)}</time>
           <span>#${message.seq}</span>
+          ${
+            this.thread
+              ? ''
+              : html`<button type="button" class="link" @click=${() => this.showThread(message.thread_id, message.message_id)}>
+                  ${msg('Show thread')}
+                </button>`
+          }
         </div>
+        ${this.replyLine(message)}
         <p class="body">${message.body}</p>
         ${this.attachment(message)}
       </article>
@@ -304,6 +387,14 @@ export class SbChannelMessages extends LitElement {
           </select>
         </div>
       </div>
+      ${
+        this.thread
+          ? html`<p class="thread-bar notice" data-testid="thread-bar">
+              <span>${msg('Showing one thread.')}</span>
+              <button type="button" @click=${() => this.showThread(null)}>${msg('Show all messages')}</button>
+            </p>`
+          : ''
+      }
       ${
         !this.loaded
           ? this.failure

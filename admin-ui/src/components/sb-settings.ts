@@ -3,7 +3,7 @@ import { Task } from '@lit/task';
 import { css, html, LitElement } from 'lit';
 import { customElement, query, state } from 'lit/decorators.js';
 import { live } from 'lit/directives/live.js';
-import { call, type ResponseOf } from '../api.js';
+import { type BodyOf, call, type ResponseOf } from '../api.js';
 import { failureText } from '../failure-text.js';
 import { formatCount } from '../lib/format.js';
 import {
@@ -171,6 +171,26 @@ export class SbSettings extends LitElement {
     }, 2000);
   }
 
+  /**
+   * What the server says the patch would delete (POST /admin/settings/preview, from the channels'
+   * reported counts), as a sentence; empty when it could not be asked, so the generic warning stands alone.
+   */
+  private async impact(patch: BodyOf<'previewSettings'>): Promise<string> {
+    try {
+      const { deletes } = await call('previewSettings', { body: patch });
+      const locale = currentLocale();
+      const range = (r: { min: number; max: number }) =>
+        r.min === r.max ? formatCount(r.min, locale) : `${formatCount(r.min, locale)}–${formatCount(r.max, locale)}`;
+      if (deletes.channels === 0) return msg('No stored message or file is beyond the new message and file limits.');
+      const messages = range(deletes.messages);
+      const files = range(deletes.files);
+      const channels = formatCount(deletes.channels, locale);
+      return msg(str`${messages} messages and ${files} files in ${channels} channels will be deleted.`);
+    } catch {
+      return '';
+    }
+  }
+
   private async submit(event: SubmitEvent): Promise<void> {
     event.preventDefault();
     if (!this.answer) return;
@@ -189,11 +209,12 @@ export class SbSettings extends LitElement {
       return;
     }
     if (deletesData(result.lowered)) {
+      const impact = await this.impact(result.patch);
       const ok = await this.confirm.ask({
         heading: msg('Lower limits?'),
-        text: msg(
+        text: `${impact}${impact ? ' ' : ''}${msg(
           'Lowering a limit also deletes the messages and files already stored beyond the new limit. Deleted data cannot be recovered.',
-        ),
+        )}`,
         confirmLabel: msg('Lower and delete'),
         danger: true,
       });

@@ -311,10 +311,16 @@ export const listAdminChannelMessages = defineOperation({
     'not here. The answer also carries the channel summary.',
   tags,
   params: z.object({ channel_id: ChannelId }),
-  query: SeqPageQuery,
+  query: SeqPageQuery.extend({
+    thread_id: MessageId.optional().openapi({ description: "Only this thread (a message's thread_id)." }),
+  }),
   response: z.object({
     channel: AdminChannelSummary,
     messages: z.array(Message),
+    replied_to: z.array(z.object({ message_id: MessageId, seq: z.number().int().nullable() })).openapi({
+      description:
+        'Every message a message of this page answers (reply_to): its seq while retained, null once deleted.',
+    }),
     next_cursor: z.string().nullable(),
   }),
   errors: [...ADMIN_ERRORS, 'not_found'],

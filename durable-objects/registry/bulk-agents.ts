@@ -1,0 +1,320 @@
+/**
+ * Many agents in one request (POST /admin/agents/bulk and /admin/agents/import). Each agent of a
+ * bulk action is all-or-nothing: its change commits in one transaction with its agent-sync row
+ * (or its deletion row), and a refusal (unknown, owns a group) leaves it untouched while the
+ * others go ahead. An import checks every row before it writes anything, then creates them all in
+ * one transaction: a refused row refuses the whole import. Both push what changed before
+ * answering, like the one-agent operations, and report an agent still being pushed as `pending`.
+ * The request's lists are bounded by the operations' schemas (admin-bulk.ts).
+ */
+import { and, eq, inArray } from 'drizzle-orm';
+import { ApiError, type ImportRowRefusal, reviveApiError } from '../../core/contract/errors.js';
+import { AgentInput } from '../../core/contract/models.js';
+import type { BulkAgentAction } from '../../core/contract/operations/admin-bulk.js';
+import type { Env } from '../../core/env.js';
+import { issueApiKey, keyPrefix, pepperOf } from '../../core/lib/api-key.js';
+import { newId } from '../../core/lib/crypto.js';
+import type { AgentView, BulkAgentResultView } from '../../core/rpc.js';
+import { iso } from '../shared/database.js';
+import { recordDeletion, refuseOwner } from './agent-deletion.js';
+import type { AgentSnapshot } from './agent-snapshot.js';
+import type { AgentSyncOutbox } from './agent-sync-outbox.js';
+import type { RegistryDb } from './database.js';
+import { agentView } from './hosts-agents.js';
+import * as schema from './schema.js';
+
+export interface ImportRowInput {
+  name: string;
+  host: string;
+  display_name?: string;
+  description?: string;
+}
+
+export interface ImportedAgent {
+  agent: AgentView;
+  api_key: string;
+  pending: boolean;
+}
+
+/** Bound parameters per statement stay well under the platform's limit. */
+const IN_CHUNK = 50;
+
+function chunks<T>(items: readonly T[], size = IN_CHUNK): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+function refusal(error: unknown): BulkAgentResultView['error'] {
+  const revived = reviveApiError(error);
+  if (revived instanceof ApiError) {
+    return {
+      code: revived.code,
+      message: revived.text,
+      ...(revived.details.reason !== undefined && { reason: revived.details.reason }),
+    };
+  }
+  return { code: 'internal_error', message: 'The change failed.' };
+}
+
+export class BulkAgents {
+  constructor(
+    private readonly db: RegistryDb,
+    private readonly env: Env,
+    private readonly outbox: AgentSyncOutbox,
+    private readonly snapshot: AgentSnapshot,
+    /** Drain the agent-sync and agent-deletion outboxes; false when something is left for the alarm. */
+    private readonly push: { sync: () => Promise<boolean>; deletions: () => Promise<boolean> },
+  ) {}
+
+  private existing(agentIds: readonly string[]): Map<string, typeof schema.agents.$inferSelect> {
+    const found = new Map<string, typeof schema.agents.$inferSelect>();
+    for (const part of chunks(agentIds)) {
+      for (const row of this.db.select().from(schema.agents).where(inArray(schema.agents.agentId, part)).all()) {
+        found.set(row.agentId, row);
+      }
+    }
+    return found;
+  }
+
+  /** The agents of `agentIds` that still have a row in `table` (their push is still to come). */
+  private stillPending(table: typeof schema.agentSync | typeof schema.agentDeletions, agentIds: string[]): Set<string> {
+    const left = new Set<string>();
+    for (const part of chunks(agentIds)) {
+      for (const row of this.db.select({ id: table.agentId }).from(table).where(inArray(table.agentId, part)).all()) {
+        left.add(row.id);
+      }
+    }
+    return left;
+  }
+
+  async apply(action: BulkAgentAction, agentIds: readonly string[]): Promise<BulkAgentResultView[]> {
+    const rows = this.existing(agentIds);
+    const results = new Map<string, BulkAgentResultView>();
+    for (const id of agentIds) {
+      if (!rows.has(id)) {
+        results.set(id, {
+          agent_id: id,
+          status: 'rejected',
+          error: { code: 'not_found', message: 'No such agent.' },
+        });
+      }
+    }
+    const known = agentIds.filter((id) => rows.has(id));
+    const changed: { id: string; apiKey?: string }[] =
+      action === 'delete' ? await this.delete(known, results) : await this.update(action, known, rows);
+    const done = changed.map((c) => c.id);
+    const pending =
+      action === 'delete'
+        ? (await this.push.deletions())
+          ? new Set<string>()
+          : this.stillPending(schema.agentDeletions, done)
+        : (await this.push.sync())
+          ? new Set<string>()
+          : this.stillPending(schema.agentSync, done);
+    for (const { id, apiKey } of changed) {
+      results.set(id, {
+        agent_id: id,
+        status: pending.has(id) ? 'pending' : 'done',
+        ...(apiKey !== undefined && { api_key: apiKey }),
+      });
+    }
+    return agentIds.map((id) => results.get(id) as BulkAgentResultView);
+  }
+
+  private async update(
+    action: Exclude<BulkAgentAction, 'delete'>,
+    agentIds: string[],
+    rows: Map<string, typeof schema.agents.$inferSelect>,
+  ): Promise<{ id: string; apiKey?: string }[]> {
+    const pepper = pepperOf(this.env);
+    const keys =
+      action === 'regenerate_key'
+        ? await Promise.all(agentIds.map((id) => issueApiKey(id, pepper)))
+        : agentIds.map(() => null);
+    const now = iso(Date.now());
+    this.snapshot.changing(() =>
+      this.db.transaction((tx) => {
+        agentIds.forEach((id, i) => {
+          const key = keys[i];
+          const set =
+            action === 'disable' || action === 'enable'
+              ? { enabled: action === 'enable' }
+              : key
+                ? { keyHash: key.hash, keyPrefix: keyPrefix(key.key), keyIssuedAt: now, keyRevokedAt: null }
+                : // A revoked key stays revoked: its revocation time is kept.
+                  rows.get(id)?.keyHash
+                  ? { keyHash: null, keyPrefix: null, keyIssuedAt: null, keyRevokedAt: now }
+                  : { keyHash: null, keyPrefix: null, keyIssuedAt: null };
+          tx.update(schema.agents).set(set).where(eq(schema.agents.agentId, id)).run();
+          this.outbox.mark(tx, id);
+        });
+      }),
+    );
+    return agentIds.map((id, i) => ({ id, ...(keys[i] && { apiKey: keys[i].key }) }));
+  }
+
+  /** Deletes those that own no active group; an owner is refused (conflict) and stays as it was. */
+  private async delete(agentIds: string[], results: Map<string, BulkAgentResultView>): Promise<{ id: string }[]> {
+    const checks = await Promise.allSettled(agentIds.map((id) => refuseOwner(this.env, id)));
+    const allowed: string[] = [];
+    checks.forEach((check, i) => {
+      const id = agentIds[i] as string;
+      if (check.status === 'fulfilled') allowed.push(id);
+      else results.set(id, { agent_id: id, status: 'rejected', error: refusal(check.reason) });
+    });
+    // Another request may have deleted some while the groups were asked.
+    const still = this.existing(allowed);
+    const now = iso(Date.now());
+    const gone: { id: string }[] = [];
+    this.snapshot.changing(() => {
+      for (const id of allowed) {
+        if (!still.has(id)) {
+          results.set(id, {
+            agent_id: id,
+            status: 'rejected',
+            error: { code: 'not_found', message: 'No such agent.' },
+          });
+          continue;
+        }
+        recordDeletion(this.db, id, now);
+        gone.push({ id });
+      }
+    });
+    return gone;
+  }
+
+  /**
+   * Checks every row, then creates them all in one transaction, or throws `validation_failed`
+   * naming every refused row (nothing written).
+   */
+  async import(rows: readonly ImportRowInput[]): Promise<ImportedAgent[]> {
+    const refused: ImportRowRefusal[] = [];
+    const hostIds = new Map<string, string | null>();
+    const hostOf = (text: string): string | null => {
+      if (!hostIds.has(text)) {
+        const found = this.db
+          .select({ id: schema.hosts.hostId })
+          .from(schema.hosts)
+          .where(text.startsWith('hst_') ? eq(schema.hosts.hostId, text) : eq(schema.hosts.name, text))
+          .get();
+        hostIds.set(text, found?.id ?? null);
+      }
+      return hostIds.get(text) ?? null;
+    };
+    const seen = new Map<string, number>();
+    const valid: { row: number; name: string; hostId: string; display_name?: string; description?: string }[] = [];
+    rows.forEach((input, index) => {
+      const row = index + 1;
+      const before = refused.length;
+      for (const field of ['name', 'display_name', 'description'] as const) {
+        const value = input[field];
+        // An empty optional column is no value (a CSV has no other way to leave it out).
+        if (value === undefined || (value === '' && field !== 'name')) continue;
+        const checked = AgentInput.shape[field].safeParse(value);
+        const issue = checked.success ? undefined : checked.error.issues[0];
+        if (issue) {
+          const limit =
+            issue.code === 'too_big' || issue.code === 'too_small'
+              ? Number(issue.code === 'too_big' ? issue.maximum : issue.minimum)
+              : undefined;
+          refused.push({
+            row,
+            field,
+            code: 'validation_failed',
+            reason: issue.code,
+            ...(limit !== undefined && { limit }),
+            message: `${field}: ${issue.message}`,
+          });
+        }
+      }
+      const hostId = hostOf(input.host);
+      if (hostId === null) {
+        refused.push({
+          row,
+          field: 'host',
+          code: 'not_found',
+          reason: 'unknown_host',
+          message: `No host "${input.host}" (give a host ID or a host name).`,
+        });
+      }
+      if (refused.length > before || hostId === null) return;
+      const key = JSON.stringify([hostId, input.name]);
+      const first = seen.get(key);
+      if (first !== undefined) {
+        refused.push({
+          row,
+          field: 'name',
+          code: 'conflict',
+          reason: 'duplicate_row',
+          message: `Row ${first} already names "${input.name}" on this host.`,
+        });
+        return;
+      }
+      seen.set(key, row);
+      const taken = this.db
+        .select({ id: schema.agents.agentId })
+        .from(schema.agents)
+        .where(and(eq(schema.agents.hostId, hostId), eq(schema.agents.name, input.name)))
+        .get();
+      if (taken) {
+        refused.push({
+          row,
+          field: 'name',
+          code: 'conflict',
+          reason: 'agent_name_taken',
+          message: `An agent named "${input.name}" exists on this host.`,
+        });
+        return;
+      }
+      valid.push({ row, name: input.name, hostId, display_name: input.display_name, description: input.description });
+    });
+    if (refused.length > 0) {
+      throw new ApiError(
+        'validation_failed',
+        `${refused.length} of ${rows.length} rows refused; nothing was imported.`,
+        { reason: 'import_rows_refused', params: { refused: refused.length, rows: rows.length }, rows: refused },
+      );
+    }
+    const pepper = pepperOf(this.env);
+    const now = iso(Date.now());
+    const created = await Promise.all(
+      valid.map(async (v) => {
+        const agentId = newId('agt_');
+        const { key, hash } = await issueApiKey(agentId, pepper);
+        const row = {
+          agentId,
+          name: v.name,
+          displayName: v.display_name || v.name,
+          description: v.description ?? '',
+          hostId: v.hostId,
+          enabled: true,
+          keyHash: hash,
+          keyPrefix: keyPrefix(key),
+          keyIssuedAt: now,
+          keyRevokedAt: null,
+          createdAt: now,
+          lastAccessAt: null,
+          lastAccessAddress: null,
+          version: 1,
+        };
+        return { row, key };
+      }),
+    );
+    this.snapshot.changing(() =>
+      this.db.transaction((tx) => {
+        for (const { row } of created) {
+          tx.insert(schema.agents).values(row).run();
+          this.outbox.mark(tx, row.agentId);
+        }
+      }),
+    );
+    const ids = created.map((c) => c.row.agentId);
+    const pending = (await this.push.sync()) ? new Set<string>() : this.stillPending(schema.agentSync, ids);
+    return created.map(({ row, key }) => ({
+      agent: agentView({ ...row, version: row.version + 1 }),
+      api_key: key,
+      pending: pending.has(row.agentId),
+    }));
+  }
+}
