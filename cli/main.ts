@@ -5,7 +5,7 @@
  * else, and any form of those the quick reading below does not recognise, goes to the full program
  * (cli/run.ts).
  */
-import { VERSION } from '../client/version.js';
+import { VERSION } from '../core/version.js';
 import { quickRoute } from './quick-route.js';
 
 // `switchboard … | head` closes the pipe early; that is not an error worth a trace.

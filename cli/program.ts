@@ -5,9 +5,9 @@
 import { Command, CommanderError } from 'commander';
 import type { Env } from '../client/config.js';
 import { EXIT } from '../client/errors.js';
-import { VERSION } from '../client/version.js';
 import { operationList } from '../core/contract/index.js';
 import type { OperationDef } from '../core/contract/registry.js';
+import { VERSION } from '../core/version.js';
 import { registerConfigCommands } from './commands/config.js';
 import { executeAndPrint, printJson } from './commands/execute.js';
 import { registerHookCommand } from './commands/hook.js';

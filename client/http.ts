@@ -6,12 +6,12 @@ import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { ClientErrorBody } from '../core/contract/models.js';
 import type { OperationDef } from '../core/contract/registry.js';
+import { VERSION } from '../core/version.js';
 import { configError, LocalError, usageError } from './errors.js';
 import type { SplitInput } from './fields.js';
 // Types only: the file code (and the zod it brings) loads when a call sends or saves a file, so a
 // plain JSON call such as a cold `switchboard inbox` starts without it.
 import type { DownloadResult, FileAccess } from './files.js';
-import { VERSION } from './version.js';
 
 export const API_BASE = '/api/v1';
 

@@ -31,9 +31,9 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { filenameFromDisposition } from '../client/download-result.js';
 import { operationFields, splitInput } from '../client/fields.js';
-import { VERSION } from '../client/version.js';
 import { operationList } from '../core/contract/index.js';
 import type { OperationDef } from '../core/contract/registry.js';
+import { VERSION } from '../core/version.js';
 import { errorResult, registerTools, serverInstructions, successResult, type ToolErrorBody } from './core.js';
 import {
   DATA_NOT_INSTRUCTIONS,

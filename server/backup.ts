@@ -35,7 +35,7 @@ import {
 } from 'node:fs';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import * as tar from 'tar';
-import { VERSION } from '../client/version.js';
+import { VERSION } from '../core/version.js';
 import { type DataDirLayout, dataDirLayout, type LauncherInfo, PARTIAL_BLOB, PEPPER_PATTERN } from './data-dir.js';
 
 /** A refusal with a message for the operator; nothing was changed. */
