@@ -84,6 +84,8 @@ export interface OperationDef {
   readonly response?: z.ZodType;
   readonly rawResponse?: { readonly mediaType: string; readonly description: string };
   readonly status?: 200 | 201;
+  /** A POST that only computes an answer (a preview) and changes nothing: not audited. */
+  readonly changesNothing?: boolean;
   /** Codes this operation can answer with (beyond the common ones every route can). */
   readonly errors: readonly ErrorCode[];
   /** The CLI command, or `false` for operations the CLI does not expose. */

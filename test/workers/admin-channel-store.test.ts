@@ -127,7 +127,10 @@ describe('adminHistory', () => {
       expect(second?.messages.map((m) => m.body)).toEqual(['m3', 'm4']);
       expect(store.adminHistory(null, 10, 'desc')?.messages.map((m) => m.body)).toEqual(['m5', 'm4', 'm3', 'm2', 'm1']);
       // The same pages an active participant gets, and no trace left by reading.
-      expect(store.adminHistory(null, 2, 'asc')).toEqual(store.history(B, null, 2, 'asc'));
+      // (plus the messages the page's replies answer, none here).
+      const { replied, ...page } = store.adminHistory(null, 2, 'asc') ?? {};
+      expect(page).toEqual(store.history(B, null, 2, 'asc'));
+      expect(replied).toEqual([]);
       expect(snapshot(db)).toEqual(before);
     });
   });

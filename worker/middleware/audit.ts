@@ -18,11 +18,8 @@ import type { AppEnv } from '../handlers/types.js';
 /** Sign-in and first-run setup are public routes, but they are what an audit is most about. */
 const SIGN_IN_OPERATIONS = new Set(['adminLogin', 'adminSetup']);
 
-/** Admin POSTs that change nothing (a preview): not audited. */
-const READ_ONLY_OPERATIONS = new Set(['previewSettings']);
-
 export function isAudited(op: OperationDef): boolean {
-  if (READ_ONLY_OPERATIONS.has(op.id)) return false;
+  if (op.changesNothing) return false;
   return (op.role === 'admin' && op.method !== 'get') || SIGN_IN_OPERATIONS.has(op.id);
 }
 

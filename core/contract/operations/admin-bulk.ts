@@ -133,6 +133,7 @@ export const previewSettings = defineOperation({
   tags,
   body: LimitsPatch,
   response: z.object({ deletes: SettingsImpact }),
+  changesNothing: true,
   errors: ADMIN_ERRORS,
   cli: { command: 'admin settings preview' },
   mcp: false,
