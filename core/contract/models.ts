@@ -2,10 +2,16 @@
  * Wire models, defined once. Operations, the CLI, the MCP tools and the admin console all derive
  * their shapes from these (with `.pick()`/`.extend()`), so a field is never spelled twice.
  */
-import { z } from '@hono/zod-openapi';
+import { extendZodWithOpenApi, z } from '@hono/zod-openapi';
 import { canonicalIp } from '../lib/ip.js';
 import { FIELD_LIMITS, MAX_DELIVERIES_MAX } from '../lib/limits.js';
 import { ERROR_CODES, ERROR_REASONS } from './errors.js';
+
+// @hono/zod-openapi adds `.openapi()` to zod when its module runs, but the Node bundle is split
+// into chunks and esbuild does not order one chunk's side effects before another's: a lazily
+// loaded chunk (the MCP server's start-up check) could build these schemas first and crash.
+// Extending here (it is idempotent) ties the extension to every module that imports the models.
+extendZodWithOpenApi(z);
 
 export const Timestamp = z.iso.datetime({ precision: 3 }).openapi({ example: '2026-11-29T21:45:05.123Z' });
 export const NullableTimestamp = Timestamp.nullable();

@@ -2,8 +2,10 @@
  * The `/metrics` scrape token (api-v1.md "Operations"): metrics are off until an administrator
  * creates one, and a new token replaces the previous one.
  */
-import { z } from '@hono/zod-openapi';
+import { extendZodWithOpenApi, z } from '@hono/zod-openapi';
 import { ADMIN_ERRORS, defineOperation } from '../registry.js';
+
+extendZodWithOpenApi(z); // as in models.ts: this module imports no model
 
 const tags = ['admin'];
 
