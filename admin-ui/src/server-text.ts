@@ -64,6 +64,9 @@ export const FIELD_LABELS = {
   end_other_sessions: () => msg('Sign out my other sessions'),
   file_id: () => msg('Attachment'),
   disposition: () => msg('Download'),
+  key_state: () => msg('API key'),
+  last_access: () => msg('Last access'),
+  thread_id: () => msg('Thread'),
 } satisfies Record<string, () => string>;
 
 /** `addresses.0` → "Address 1"; `name` → "Name"; a settings key → its label on the settings page. */

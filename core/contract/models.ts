@@ -186,11 +186,13 @@ export const Agent = z
   })
   .openapi('Agent');
 
+export const AGENT_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+
 export const AgentName = z
   .string()
   .min(1)
   .max(FIELD_LIMITS.agent_name)
-  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'letters, digits, dot, dash and underscore; starts with a letter or digit');
+  .regex(AGENT_NAME_PATTERN, 'letters, digits, dot, dash and underscore; starts with a letter or digit');
 
 export const AgentInput = z.object({
   name: AgentName,

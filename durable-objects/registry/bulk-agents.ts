@@ -270,11 +270,15 @@ export class BulkAgents {
       valid.push({ row, name: input.name, hostId, display_name: input.display_name, description: input.description });
     });
     if (refused.length > 0) {
-      throw new ApiError(
-        'validation_failed',
-        `${refused.length} of ${rows.length} rows refused; nothing was imported.`,
-        { reason: 'import_rows_refused', params: { refused: refused.length, rows: rows.length }, rows: refused },
-      );
+      // A row can be refused for several columns: the count is of rows. Refusals that only the
+      // current hosts and agents explain (unknown host, name taken, repeated) are a conflict.
+      const refusedRows = new Set(refused.map((r) => r.row)).size;
+      const code = refused.some((r) => r.code === 'validation_failed') ? 'validation_failed' : 'conflict';
+      throw new ApiError(code, `${refusedRows} of ${rows.length} rows refused; nothing was imported.`, {
+        reason: 'import_rows_refused',
+        params: { refused: refusedRows, rows: rows.length },
+        rows: refused,
+      });
     }
     const pepper = pepperOf(this.env);
     const now = iso(Date.now());

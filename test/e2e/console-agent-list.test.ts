@@ -65,7 +65,7 @@ function inPage(page: Page, component: string, selector: string) {
 }
 
 async function agentNames(page: Page): Promise<string[]> {
-  return (await inPage(page, 'sb-agents', 'tbody tr td:first-child').allTextContents()).map((t) => t.trim());
+  return (await inPage(page, 'sb-agents', 'tbody tr td.name').allTextContents()).map((t) => t.trim());
 }
 
 /** Lines a piece of text occupies: the distinct tops of its line boxes. */

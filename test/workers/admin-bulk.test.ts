@@ -143,6 +143,18 @@ describe('importing agents', () => {
       [5, 'duplicate_row'],
       [6, 'too_big'],
     ]);
+    expect(res.body.error.params).toEqual({ refused: 5, rows: 6 });
+    // Rows that only the current hosts and agents refuse: a conflict, the same rows listed.
+    const clash = await importRows(cookie, [
+      { name: 'lost', host: 'no-such-host' },
+      { name: 'taken', host: 'rack-1' },
+    ]);
+    expect(clash.status).toBe(409);
+    expect(clash.body.error).toMatchObject({ code: 'conflict', reason: 'import_rows_refused' });
+    expect(clash.body.error.rows.map((r: { row: number; reason: string }) => [r.row, r.reason])).toEqual([
+      [1, 'unknown_host'],
+      [2, 'agent_name_taken'],
+    ]);
     const list = await call('GET', `/admin/agents?host_id=${host.host_id}`, { cookie });
     expect(list.body.agents.map((a: { name: string }) => a.name)).toEqual(['taken']);
   });

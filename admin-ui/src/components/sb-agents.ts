@@ -82,8 +82,9 @@ export class SbAgents extends LitElement {
         }
         table.stack td {
           grid-column: 1 / -1;
-          padding: 0.05rem 0.6rem;
+          padding: 0 0.6rem;
           font-size: 0.9rem;
+          line-height: 1.3;
         }
         table.stack td.name {
           grid-column: 1;
@@ -439,7 +440,9 @@ export class SbAgents extends LitElement {
       </td>
       <td data-label=${msg('API key')}><sb-key-status .agent=${agent}></sb-key-status></td>
       <td data-label=${msg('Last access')}>${agent.last_access_at ? formatTime(agent.last_access_at, locale) : msg('Never')}</td>
-      <td data-label=${msg('Inbox')} class="inbox">${this.inbox(agent)}</td>
+      <td data-label=${msg('Inbox')} class=${(this.backlog[agent.agent_id]?.unread ?? 0) > 0 ? 'inbox' : 'inbox empty'}>
+        ${this.inbox(agent)}
+      </td>
       <td class="row-menu">
         <div class="actions row-actions">
           <button type="button" @click=${() => this.dialog.open(agent)} aria-label=${msg(str`Edit agent ${agent.name}`)}>

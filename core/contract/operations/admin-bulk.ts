@@ -8,7 +8,7 @@ import { z } from '@hono/zod-openapi';
 import { BULK_AGENTS_MAX, IMPORT_ROWS_MAX } from '../../lib/agent-import.js';
 import { FIELD_LIMITS } from '../../lib/limits.js';
 import { ERROR_CODES, ERROR_REASONS } from '../errors.js';
-import { Agent, AgentId, ApiKey, LimitsPatch } from '../models.js';
+import { AGENT_NAME_PATTERN, Agent, AgentId, ApiKey, LimitsPatch } from '../models.js';
 import { ADMIN_ERRORS, defineOperation } from '../registry.js';
 
 const tags = ['admin'];
@@ -67,15 +67,28 @@ export const bulkAgents = defineOperation({
 });
 
 /** One row of an import as sent: loosely typed here, checked row by row so every bad row is named. */
+// The document states each column's rule (those of POST /admin/agents), but the server checks
+// the rows itself, so that a refused import names every bad row at once (`rows`), not the first.
 export const ImportRow = z
   .object({
-    name: z.string().max(FIELD_LIMITS.description),
-    host: z.string().max(FIELD_LIMITS.description).openapi({ description: 'A host ID (hst_…) or a host name.' }),
-    display_name: z.string().max(FIELD_LIMITS.description).optional(),
+    name: z
+      .string()
+      .max(FIELD_LIMITS.description)
+      .openapi({ minLength: 1, maxLength: FIELD_LIMITS.agent_name, pattern: AGENT_NAME_PATTERN.source }),
+    host: z
+      .string()
+      .max(FIELD_LIMITS.description)
+      .openapi({ minLength: 1, description: 'A host ID (hst_…) or a host name.' }),
+    display_name: z
+      .string()
+      .max(FIELD_LIMITS.description)
+      .optional()
+      .openapi({ maxLength: FIELD_LIMITS.display_name, description: 'Empty: the name.' }),
     description: z
       .string()
       .max(FIELD_LIMITS.description * 2)
-      .optional(),
+      .optional()
+      .openapi({ maxLength: FIELD_LIMITS.description }),
   })
   .openapi('AgentImportRow');
 
@@ -88,7 +101,8 @@ export const importAgents = defineOperation({
   description:
     `At most ${IMPORT_ROWS_MAX} rows. Every row is checked first (name format and length, the host by ID or name, ` +
     'a name taken on its host or repeated in the file); if any row is refused, nothing is created and the error ' +
-    '(validation_failed, reason import_rows_refused) lists every refused row in `rows`. Otherwise every agent is ' +
+    "(reason import_rows_refused; validation_failed when a row breaks a column's rule, conflict when every refused row " +
+    'names an unknown host or a name already taken) lists every refused row in `rows`. Otherwise every agent is ' +
     'created, enabled, each with its API key, answered this once, in row order.',
   tags,
   body: z.object({ agents: z.array(ImportRow).min(1).max(IMPORT_ROWS_MAX) }),
@@ -104,7 +118,7 @@ export const importAgents = defineOperation({
     ),
   }),
   status: 201,
-  errors: ADMIN_ERRORS,
+  errors: [...ADMIN_ERRORS, 'conflict'],
   // The CLI's `admin agents import FILE` (cli/commands/import.ts) reads CSV or JSON and calls this.
   cli: false,
   mcp: false,

@@ -350,6 +350,7 @@
 's965c503c3e42fdfe': `Activado`,
 's9748dc23286086cf': `¿Reducir los límites?`,
 's97aa76056a81bd36': `Métricas`,
+'s9843eeda70cff191': `Hilo`,
 's98b1cb8fb62909ec': `Grupo`,
 's991ac9984e808851': `Ningún host tiene este identificador o nombre.`,
 's9a139d8bd77d4d3e': `¿Cerrar su propia sesión? Se cerrará su acceso.`,

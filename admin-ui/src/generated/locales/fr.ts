@@ -350,6 +350,7 @@
 's965c503c3e42fdfe': `Activé`,
 's9748dc23286086cf': `Abaisser les limites ?`,
 's97aa76056a81bd36': `Métriques`,
+'s9843eeda70cff191': `Fil`,
 's98b1cb8fb62909ec': `Groupe`,
 's991ac9984e808851': `Aucun hôte n’a cet identifiant ou ce nom.`,
 's9a139d8bd77d4d3e': `Mettre fin à votre propre session ? Vous serez déconnecté.`,

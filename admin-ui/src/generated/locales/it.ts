@@ -350,6 +350,7 @@
 's965c503c3e42fdfe': `Abilitato`,
 's9748dc23286086cf': `Abbassare i limiti?`,
 's97aa76056a81bd36': `Metriche`,
+'s9843eeda70cff191': `Discussione`,
 's98b1cb8fb62909ec': `Gruppo`,
 's991ac9984e808851': `Nessun host ha questo ID o nome.`,
 's9a139d8bd77d4d3e': `Terminare la tua sessione? Verrai disconnesso.`,
