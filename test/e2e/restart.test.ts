@@ -127,10 +127,13 @@ describe('data directory', () => {
     const server = await start(dataDir);
     expect(statSync(join(dataDir, 'key-pepper')).mode & 0o777).toBe(0o600);
     const launcher = JSON.parse(readFileSync(join(dataDir, 'run', 'launcher.json'), 'utf8'));
+    // The control socket (backup) is loopback only and carries its per-boot secret.
     expect(launcher).toEqual({
       pid: server.pid,
       public_url: `http://127.0.0.1:${server.port}`,
       internal_url: server.internalUrl,
+      control_url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/),
+      control_secret: expect.stringMatching(/^[A-Za-z0-9_-]{32,}$/),
     });
     expect(server.internalUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
   });
