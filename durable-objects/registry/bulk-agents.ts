@@ -13,14 +13,13 @@ import { AgentInput } from '../../core/contract/models.js';
 import type { BulkAgentAction } from '../../core/contract/operations/admin-bulk.js';
 import type { Env } from '../../core/env.js';
 import { issueApiKey, keyPrefix, pepperOf } from '../../core/lib/api-key.js';
-import { newId } from '../../core/lib/crypto.js';
 import type { AgentView, BulkAgentResultView } from '../../core/rpc.js';
 import { iso } from '../shared/database.js';
 import { recordDeletion, refuseOwner } from './agent-deletion.js';
 import type { AgentSnapshot } from './agent-snapshot.js';
 import type { AgentSyncOutbox } from './agent-sync-outbox.js';
 import type { RegistryDb } from './database.js';
-import { agentView } from './hosts-agents.js';
+import { agentView, newAgentRow } from './hosts-agents.js';
 import * as schema from './schema.js';
 
 export interface ImportRowInput {
@@ -283,27 +282,9 @@ export class BulkAgents {
     const pepper = pepperOf(this.env);
     const now = iso(Date.now());
     const created = await Promise.all(
-      valid.map(async (v) => {
-        const agentId = newId('agt_');
-        const { key, hash } = await issueApiKey(agentId, pepper);
-        const row = {
-          agentId,
-          name: v.name,
-          displayName: v.display_name || v.name,
-          description: v.description ?? '',
-          hostId: v.hostId,
-          enabled: true,
-          keyHash: hash,
-          keyPrefix: keyPrefix(key),
-          keyIssuedAt: now,
-          keyRevokedAt: null,
-          createdAt: now,
-          lastAccessAt: null,
-          lastAccessAddress: null,
-          version: 1,
-        };
-        return { row, key };
-      }),
+      valid.map(({ name, hostId, display_name, description }) =>
+        newAgentRow({ name, host_id: hostId, display_name, description }, pepper, now),
+      ),
     );
     this.snapshot.changing(() =>
       this.db.transaction((tx) => {
@@ -315,9 +296,9 @@ export class BulkAgents {
     );
     const ids = created.map((c) => c.row.agentId);
     const pending = (await this.push.sync()) ? new Set<string>() : this.stillPending(schema.agentSync, ids);
-    return created.map(({ row, key }) => ({
-      agent: agentView({ ...row, version: row.version + 1 }),
-      api_key: key,
+    return created.map(({ row, apiKey }) => ({
+      agent: agentView(row),
+      api_key: apiKey,
       pending: pending.has(row.agentId),
     }));
   }

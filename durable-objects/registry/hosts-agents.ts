@@ -50,6 +50,36 @@ export function agentView(row: typeof schema.agents.$inferSelect): AgentView {
   };
 }
 
+/**
+ * A new agent's row with a fresh key (only its hash is stored), for createAgent and the import:
+ * one place decides what a new agent starts as.
+ */
+export async function newAgentRow(
+  input: { name: string; host_id: string; display_name?: string; description?: string; enabled?: boolean },
+  pepper: string,
+  now: string,
+): Promise<{ row: typeof schema.agents.$inferSelect; apiKey: string }> {
+  const agentId = newId('agt_');
+  const { key: apiKey, hash: keyHash } = await issueApiKey(agentId, pepper);
+  const row = {
+    agentId,
+    name: input.name,
+    displayName: input.display_name || input.name,
+    description: input.description ?? '',
+    hostId: input.host_id,
+    enabled: input.enabled ?? true,
+    keyHash,
+    keyPrefix: keyPrefix(apiKey),
+    keyIssuedAt: now,
+    keyRevokedAt: null,
+    createdAt: now,
+    lastAccessAt: null,
+    lastAccessAddress: null,
+    version: 1,
+  };
+  return { row, apiKey };
+}
+
 /** Keyset paging by (name, id): the rows after the cursor's position, in that order. */
 function afterNameId(name: SQLiteColumn, id: SQLiteColumn, cursor: string | undefined): SQL | undefined {
   const after = decodeCursor(cursor);
@@ -214,29 +244,11 @@ export class HostsAndAgents {
   }): Promise<{ agent: AgentView; api_key: string }> {
     this.requireHost(input.host_id, 'host_id');
     this.requireUniqueName(input.host_id, input.name);
-    const agentId = newId('agt_');
-    const { key: apiKey, hash: keyHash } = await issueApiKey(agentId, pepperOf(this.env));
-    const now = iso(Date.now());
-    const row = {
-      agentId,
-      name: input.name,
-      displayName: input.display_name ?? input.name,
-      description: input.description ?? '',
-      hostId: input.host_id,
-      enabled: input.enabled ?? true,
-      keyHash,
-      keyPrefix: keyPrefix(apiKey),
-      keyIssuedAt: now,
-      keyRevokedAt: null,
-      createdAt: now,
-      lastAccessAt: null,
-      lastAccessAddress: null,
-      version: 1,
-    };
+    const { row, apiKey } = await newAgentRow(input, pepperOf(this.env), iso(Date.now()));
     this.snapshot.changing(() =>
       this.db.transaction((tx) => {
         tx.insert(schema.agents).values(row).run();
-        this.outbox.mark(tx, agentId);
+        this.outbox.mark(tx, row.agentId);
       }),
     );
     await this.pushChanges();
