@@ -2,7 +2,8 @@ import { localized, msg, str } from '@lit/localize';
 import { css, html, LitElement } from 'lit';
 import { customElement, query, state } from 'lit/decorators.js';
 import { icons } from '../icons.js';
-import { type CopyOutcome, copyText, legacyCopy } from '../lib/clipboard.js';
+import type { CopyOutcome } from '../lib/clipboard.js';
+import { copyFeedback, copyFromButton } from '../lib/copy-secret.js';
 import { shared } from '../styles/shared.js';
 import type { SbDialog } from './sb-dialog.js';
 import './sb-dialog.js';
@@ -27,21 +28,9 @@ export class SbKeyDialog extends LitElement {
   static override styles = [
     shared,
     css`
-      .key {
-        display: block;
-        padding: 0.6rem;
-        border: 1px dashed var(--sb-border-strong);
-        border-radius: 6px;
-        background: var(--sb-surface);
-        margin: 0.75rem 0;
-        user-select: all;
-      }
       [role='status'] {
         min-height: 1.5rem;
         margin: 0.5rem 0;
-      }
-      .copied {
-        color: var(--sb-ok);
       }
       h3 {
         margin: 1rem 0 0.25rem;
@@ -79,13 +68,7 @@ export class SbKeyDialog extends LitElement {
   private async copy(what: 'key' | 'command', event: Event): Promise<void> {
     this.outcome = null;
     this.copiedWhat = what;
-    // Keep the selection and focus on the button: the legacy path moves focus to a textarea.
-    const button = event.currentTarget as HTMLButtonElement;
-    this.outcome = await copyText(what === 'key' ? this.apiKey : this.command(), {
-      clipboard: navigator.clipboard,
-      legacyCopy: document.queryCommandSupported?.('copy') ? legacyCopy : undefined,
-    });
-    button?.focus();
+    this.outcome = await copyFromButton(what === 'key' ? this.apiKey : this.command(), event);
   }
 
   private forget(): void {
@@ -108,30 +91,20 @@ export class SbKeyDialog extends LitElement {
   }
 
   private feedback() {
-    if (!this.outcome) return '';
-    if (this.outcome.ok) {
-      return html`<span class="copied"
-        >${this.copiedWhat === 'key' ? msg('Copied to the clipboard.') : msg('Command copied to the clipboard.')}</span
-      >`;
-    }
-    const why =
-      this.outcome.reason === 'unavailable'
-        ? msg('This page has no clipboard access (browsers allow it only over HTTPS or on localhost).')
-        : this.outcome.detail
-          ? msg(str`The browser refused to copy (${this.outcome.detail}).`)
-          : msg('The browser refused to copy.');
-    return html`<span class="error">${msg('Not copied.')} ${why} ${msg('Select the key and copy it by hand.')}</span>`;
+    const copied =
+      this.copiedWhat === 'key' ? msg('Copied to the clipboard.') : msg('Command copied to the clipboard.');
+    return copyFeedback(this.outcome, copied, msg('Select the key and copy it by hand.'));
   }
 
   override render() {
     return html`<sb-dialog heading=${msg('New API key')} guarded @sb-close=${this.forget} @sb-close-request=${this.askToClose}>
       <p>${msg(str`The API key for ${this.agentName}. It is shown only this once: store it now.`)}</p>
-      <code class="key mono token" data-testid="api-key">${this.apiKey}</code>
+      <code class="secret mono token" data-testid="api-key">${this.apiKey}</code>
       <h3>${msg('Connect the agent')}</h3>
       <p class="hint">
         ${msg(str`On the agent's host, this saves the key in a switchboard profile named ${this.agentName} and checks it with the server:`)}
       </p>
-      <code class="key mono token" data-testid="login-command">${this.apiKey ? this.command() : ''}</code>
+      <code class="secret mono token" data-testid="login-command">${this.apiKey ? this.command() : ''}</code>
       <div class="actions">
         <button type="button" class="primary" autofocus @click=${(e: Event) => this.copy('key', e)}>
           ${icons.copy} ${msg('Copy key')}

@@ -1,10 +1,11 @@
 import { localized, msg, str } from '@lit/localize';
-import { css, html, LitElement } from 'lit';
+import { html, LitElement } from 'lit';
 import { customElement, query, state } from 'lit/decorators.js';
 import { call } from '../api.js';
 import { failureText } from '../failure-text.js';
 import { icons } from '../icons.js';
-import { type CopyOutcome, copyText, legacyCopy } from '../lib/clipboard.js';
+import type { CopyOutcome } from '../lib/clipboard.js';
+import { copyFeedback, copyFromButton } from '../lib/copy-secret.js';
 import { shared } from '../styles/shared.js';
 import { toast } from '../toast.js';
 import type { SbConfirm } from './sb-confirm.js';
@@ -18,24 +19,7 @@ import './sb-confirm.js';
 @localized()
 @customElement('sb-metrics-token')
 export class SbMetricsToken extends LitElement {
-  static override styles = [
-    shared,
-    css`
-      .token {
-        display: block;
-        padding: 0.6rem;
-        border: 1px dashed var(--sb-border-strong);
-        border-radius: 6px;
-        background: var(--sb-surface);
-        margin: 0.75rem 0;
-        user-select: all;
-        overflow-wrap: anywhere;
-      }
-      .copied {
-        color: var(--sb-ok);
-      }
-    `,
-  ];
+  static override styles = shared;
 
   @state() private token = '';
   @state() private outcome: CopyOutcome | null = null;
@@ -87,18 +71,7 @@ export class SbMetricsToken extends LitElement {
   }
 
   private async copy(event: Event): Promise<void> {
-    const button = event.currentTarget as HTMLButtonElement;
-    this.outcome = await copyText(this.token, {
-      clipboard: navigator.clipboard,
-      legacyCopy: document.queryCommandSupported?.('copy') ? legacyCopy : undefined,
-    });
-    button?.focus();
-  }
-
-  private feedback() {
-    if (!this.outcome) return '';
-    if (this.outcome.ok) return html`<span class="copied">${msg('Copied to the clipboard.')}</span>`;
-    return html`<span class="error">${msg('Not copied.')} ${msg('Select the token and copy it by hand.')}</span>`;
+    this.outcome = await copyFromButton(this.token, event);
   }
 
   override render() {
@@ -111,7 +84,7 @@ export class SbMetricsToken extends LitElement {
       ${
         this.token
           ? html`<p>${msg('The new metrics token. It is shown only this once: store it in your scraper’s configuration now.')}</p>
-              <code class="token mono" data-testid="metrics-token">${this.token}</code>
+              <code class="secret token mono" data-testid="metrics-token">${this.token}</code>
               <div class="actions">
                 <button type="button" class="primary" @click=${this.copy}>${icons.copy} ${msg('Copy token')}</button>
                 <button type="button" @click=${() => {
@@ -119,7 +92,7 @@ export class SbMetricsToken extends LitElement {
                   this.outcome = null;
                 }}>${msg('Hide token')}</button>
               </div>
-              <div role="status" aria-live="polite">${this.feedback()}</div>`
+              <div role="status" aria-live="polite">${copyFeedback(this.outcome, msg('Copied to the clipboard.'), msg('Select the token and copy it by hand.'))}</div>`
           : ''
       }
       <div class="actions">

@@ -151,6 +151,19 @@ export const shared = css`
   .token {
     overflow-wrap: anywhere;
   }
+  /* A secret shown once (an API key, the metrics token): one block, selected whole on a click. */
+  .secret {
+    display: block;
+    padding: 0.6rem;
+    border: 1px dashed var(--sb-border-strong);
+    border-radius: 6px;
+    background: var(--sb-surface);
+    margin: 0.75rem 0;
+    user-select: all;
+  }
+  .copied {
+    color: var(--sb-ok);
+  }
   /* An IPv6 address: broken only at the <wbr> after each colon (render-names.ts). */
   .ip6 {
     overflow-wrap: normal;
