@@ -7,11 +7,11 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectNoStack, runCli, tempConfig } from './cli-process.js';
-import { adminLogin, api, createAgent, createHost, type Server, startServer } from './harness.js';
+import { api, type Server, startWithAliceAndBob, type TestAgent } from './harness.js';
 
 let server: Server;
-let alice: { agent: { agent_id: string }; key: string };
-let bob: { agent: { agent_id: string }; key: string };
+let alice: TestAgent;
+let bob: TestAgent;
 
 const env = (config: string, key = alice.key) => ({
   SWITCHBOARD_CONFIG: config,
@@ -26,11 +26,7 @@ const hook = (config: string, input: unknown, args: string[] = [], key?: string)
 const inbox = async () => (await api(server, 'GET', '/inbox', { key: alice.key })).body;
 
 beforeAll(async () => {
-  server = await startServer();
-  const cookie = await adminLogin(server);
-  const host = await createHost(server, cookie, ['127.0.0.1']);
-  alice = await createAgent(server, cookie, host.host_id, 'alice');
-  bob = await createAgent(server, cookie, host.host_id, 'bob');
+  ({ server, alice, bob } = await startWithAliceAndBob());
 });
 afterAll(async () => {
   await server?.stop();

@@ -10,12 +10,21 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXIT } from '../../client/errors.js';
 import { operationList } from '../../core/contract/index.js';
 import { expectNoStack, runCli, tempConfig } from './cli-process.js';
-import { adminLogin, api, createAgent, createHost, type Server, startServer, tempDir } from './harness.js';
+import {
+  adminLogin,
+  api,
+  createAgent,
+  createHost,
+  type Server,
+  startWithAliceAndBob,
+  type TestAgent,
+  tempDir,
+} from './harness.js';
 
 let server: Server;
 let config: string;
-let alice: { agent: { agent_id: string }; key: string };
-let bob: { agent: { agent_id: string }; key: string };
+let alice: TestAgent;
+let bob: TestAgent;
 
 const as = (profile: string) => ({ env: { SWITCHBOARD_CONFIG: config, SWITCHBOARD_PROFILE: profile } });
 const cliOf = (id: string) => {
@@ -24,11 +33,7 @@ const cliOf = (id: string) => {
 };
 
 beforeAll(async () => {
-  server = await startServer();
-  const cookie = await adminLogin(server);
-  const host = await createHost(server, cookie, ['127.0.0.1']);
-  alice = await createAgent(server, cookie, host.host_id, 'alice');
-  bob = await createAgent(server, cookie, host.host_id, 'bob');
+  ({ server, alice, bob } = await startWithAliceAndBob());
   config = tempConfig();
 });
 afterAll(async () => {

@@ -336,6 +336,27 @@ export async function createAgent(
   return { agent: res.body.agent as AgentInfo, key: res.body.api_key as string };
 }
 
+export type TestAgent = { agent: AgentInfo; key: string };
+
+/**
+ * The set-up most end-to-end files start from: a fresh server, its administrator's session, one
+ * host for this machine's address (127.0.0.1) and two agents on it, alice and bob.
+ */
+export async function startWithAliceAndBob(options: StartOptions = {}): Promise<{
+  server: Server;
+  cookie: string;
+  host: HostInfo;
+  alice: TestAgent;
+  bob: TestAgent;
+}> {
+  const server = await startServer(options);
+  const cookie = await adminLogin(server);
+  const host = await createHost(server, cookie, ['127.0.0.1']);
+  const alice = await createAgent(server, cookie, host.host_id, 'alice');
+  const bob = await createAgent(server, cookie, host.host_id, 'bob');
+  return { server, cookie, host, alice, bob };
+}
+
 /** Asserts the structured error shape of api-v1.md and returns the error code. */
 export function errorCode(res: ApiResponse): string {
   const requestId = res.headers['x-request-id'];

@@ -18,6 +18,7 @@ import http from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminLogin, api, createAgent, createHost, type Server, startServer, tempDir } from './harness.js';
+import { processTree } from './processes.js';
 
 interface Listener {
   kind: 'tcp' | 'unix';
@@ -27,27 +28,6 @@ interface Listener {
   port?: number;
   path?: string;
   label: string;
-}
-
-/** The launcher and all its descendants, from the ppid field of /proc/<pid>/stat. */
-function processTree(root: number): number[] {
-  const parents = new Map<number, number>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      // "pid (comm) state ppid …": comm may contain spaces and parentheses.
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      parents.set(Number(entry), ppid);
-    } catch {
-      // the process ended meanwhile
-    }
-  }
-  const tree = [root];
-  for (let i = 0; i < tree.length; i++) {
-    for (const [pid, ppid] of parents) if (ppid === tree[i] && !tree.includes(pid)) tree.push(pid);
-  }
-  return tree;
 }
 
 function socketInodes(pid: number): Set<string> {
@@ -226,7 +206,7 @@ beforeAll(async () => {
   launcherTmp = tempDir('switchboard-e2e-mftmp-');
   pwnDir = tempDir('switchboard-e2e-pwn-');
   server = await startServer({ env: { TMPDIR: launcherTmp } });
-  listeners = listeningSockets(processTree(server.pid));
+  listeners = listeningSockets(processTree(server.pid).map((p) => p.pid));
 });
 
 afterAll(async () => {

@@ -12,11 +12,11 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliEnv } from './cli-process.js';
-import { adminLogin, CLI, createAgent, createHost, type Server, startServer, tempDir } from './harness.js';
+import { CLI, type Server, startWithAliceAndBob, type TestAgent, tempDir } from './harness.js';
 
 let server: Server;
-let alice: { agent: { agent_id: string }; key: string };
-let bob: { agent: { agent_id: string }; key: string };
+let alice: TestAgent;
+let bob: TestAgent;
 const clients: Client[] = [];
 
 /** One agent's machine: its working directory, a directory outside it, and its config directory. */
@@ -98,11 +98,7 @@ let aliceClient: Client;
 let bobClient: Client;
 
 beforeAll(async () => {
-  server = await startServer();
-  const cookie = await adminLogin(server);
-  const host = await createHost(server, cookie, ['127.0.0.1']);
-  alice = await createAgent(server, cookie, host.host_id, 'alice');
-  bob = await createAgent(server, cookie, host.host_id, 'bob');
+  ({ server, alice, bob } = await startWithAliceAndBob());
   a = machine('alice', alice.key);
   b = machine('bob', bob.key);
   aliceClient = await connect(a);

@@ -10,12 +10,21 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operationList } from '../../core/contract/index.js';
-import { adminLogin, api, createAgent, createHost, errorCode, type Server, startServer } from './harness.js';
+import {
+  adminLogin,
+  api,
+  createAgent,
+  createHost,
+  errorCode,
+  type Server,
+  startWithAliceAndBob,
+  type TestAgent,
+} from './harness.js';
 import { everyToolWithLeases, outputChecker } from './mcp-output-check.js';
 
 let server: Server;
-let alice: { agent: { agent_id: string }; key: string };
-let bob: { agent: { agent_id: string }; key: string };
+let alice: TestAgent;
+let bob: TestAgent;
 /** An agent whose host is 127.0.0.2 only: the tests connect from 127.0.0.1. */
 let elsewhere: { agent: { agent_id: string }; key: string };
 const clients: Client[] = [];
@@ -54,12 +63,10 @@ let aliceClient: Client;
 let bobClient: Client;
 
 beforeAll(async () => {
-  server = await startServer();
-  const cookie = await adminLogin(server);
-  const host = await createHost(server, cookie, ['127.0.0.1']);
+  const setup = await startWithAliceAndBob();
+  ({ server, alice, bob } = setup);
+  const { cookie } = setup;
   const other = await createHost(server, cookie, ['127.0.0.2']);
-  alice = await createAgent(server, cookie, host.host_id, 'alice');
-  bob = await createAgent(server, cookie, host.host_id, 'bob');
   elsewhere = await createAgent(server, cookie, other.host_id, 'elsewhere');
   aliceClient = await connect(alice.key);
   bobClient = await connect(bob.key);

@@ -9,7 +9,7 @@ import { writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { askFullServer } from '../../mcp/listing.js';
 import { cliEnv, runCli, tempConfig } from './cli-process.js';
-import { adminLogin, CLI, createAgent, createHost, ROOT, type Server, startServer } from './harness.js';
+import { CLI, createAgent, createHost, ROOT, type Server, startWithAliceAndBob, type TestAgent } from './harness.js';
 
 type Message = Record<string, any>;
 
@@ -85,8 +85,8 @@ const callTool = (id: number, name: string, args: Message = {}) => ({
 });
 
 let server: Server;
-let alice: { agent: { agent_id: string; name: string }; key: string };
-let bob: { agent: { agent_id: string; name: string }; key: string };
+let alice: TestAgent;
+let bob: TestAgent;
 let farAway: { key: string };
 const sessions: Session[] = [];
 const open = (env: Record<string, string | undefined>, args?: string[]) => {
@@ -101,11 +101,9 @@ const asAlice = () => ({
 });
 
 beforeAll(async () => {
-  server = await startServer();
-  const cookie = await adminLogin(server);
-  const host = await createHost(server, cookie, ['127.0.0.1']);
-  alice = await createAgent(server, cookie, host.host_id, 'alice');
-  bob = await createAgent(server, cookie, host.host_id, 'bob');
+  const setup = await startWithAliceAndBob();
+  ({ server, alice, bob } = setup);
+  const { cookie } = setup;
   // An agent whose host is elsewhere: its key is right, this machine's address is not.
   farAway = await createAgent(server, cookie, (await createHost(server, cookie, ['10.99.0.7'])).host_id, 'far');
 });

@@ -6,57 +6,17 @@
  * launcher's workerd child, sampled through the attack) stays near what it was idle (MAX_RISE_MB).
  * The admitted calls deliver their file; the refused ones store nothing.
  */
-import { readdirSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { adminLogin, api, createAgent, createHost, type Server, startServer } from './harness.js';
+import { api, type Server, startWithAliceAndBob, type TestAgent } from './harness.js';
+import { processTree, rssMb } from './processes.js';
 
 let server: Server;
-let alice: { agent: { agent_id: string }; key: string };
-let bob: { agent: { agent_id: string }; key: string };
+let alice: TestAgent;
+let bob: TestAgent;
 
 const CALLS = 20;
 const FILE_BYTES = 3_900_000;
 const MCP_HEADERS = { accept: 'application/json, text/event-stream', 'content-type': 'application/json' };
-
-/** The workerd processes under the launcher (its children and theirs). */
-function workerdPids(root: number): number[] {
-  const parents = new Map<number, { ppid: number; comm: string }>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const close = stat.lastIndexOf(')');
-      const comm = stat.slice(stat.indexOf('(') + 1, close);
-      const ppid = Number(stat.slice(close + 2).split(' ')[1]);
-      parents.set(Number(entry), { ppid, comm });
-    } catch {
-      // The process ended while listed.
-    }
-  }
-  const found: number[] = [];
-  const visit = (pid: number) => {
-    for (const [child, info] of parents) {
-      if (info.ppid !== pid) continue;
-      if (info.comm === 'workerd') found.push(child);
-      visit(child);
-    }
-  };
-  visit(root);
-  return found;
-}
-
-function rssMb(pids: number[]): number {
-  let kb = 0;
-  for (const pid of pids) {
-    try {
-      const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-      kb += match ? Number(match[1]) : 0;
-    } catch {
-      // The process is gone (the server stopped): it holds nothing.
-    }
-  }
-  return kb / 1024;
-}
 
 /** The tool result of one JSON-RPC call answered as SSE or JSON, or the HTTP-level error. */
 function rpcOutcome(status: number, text: string): { result?: any; error?: any } {
@@ -69,11 +29,7 @@ function rpcOutcome(status: number, text: string): { result?: any; error?: any }
 }
 
 beforeAll(async () => {
-  server = await startServer();
-  const cookie = await adminLogin(server);
-  const host = await createHost(server, cookie, ['127.0.0.1']);
-  alice = await createAgent(server, cookie, host.host_id, 'alice');
-  bob = await createAgent(server, cookie, host.host_id, 'bob');
+  ({ server, alice, bob } = await startWithAliceAndBob());
   // Warm the MCP path once (isolate, tools), with a small file, so idle is measured warm.
   const warm = await fetch(new URL('/mcp', server.url), {
     method: 'POST',
@@ -111,7 +67,9 @@ function sendCall(id: number, base64: string) {
 const MAX_RISE_MB = 128;
 
 it('20 concurrent 3.9 MB inline uploads: refused before decoding, workerd RSS stays near idle', async () => {
-  const pids = workerdPids(server.pid);
+  const pids = processTree(server.pid)
+    .filter((p) => p.comm === 'workerd')
+    .map((p) => p.pid);
   expect(pids.length).toBeGreaterThan(0);
   const idle = rssMb(pids);
   const base64 = Buffer.alloc(FILE_BYTES, 7).toString('base64');

@@ -11,12 +11,23 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operationList } from '../../core/contract/index.js';
 import { cliEnv, tempConfig } from './cli-process.js';
-import { adminLogin, api, CLI, createAgent, createHost, ROOT, type Server, startServer, tempDir } from './harness.js';
+import {
+  adminLogin,
+  api,
+  CLI,
+  createAgent,
+  createHost,
+  ROOT,
+  type Server,
+  startWithAliceAndBob,
+  type TestAgent,
+  tempDir,
+} from './harness.js';
 import { everyToolWithLeases, outputChecker } from './mcp-output-check.js';
 
 let server: Server;
-let alice: { agent: { agent_id: string }; key: string };
-let bob: { agent: { agent_id: string }; key: string };
+let alice: TestAgent;
+let bob: TestAgent;
 let cookie: string;
 const clients: Client[] = [];
 
@@ -55,11 +66,7 @@ let aliceClient: Client;
 let bobClient: Client;
 
 beforeAll(async () => {
-  server = await startServer();
-  cookie = await adminLogin(server);
-  const host = await createHost(server, cookie, ['127.0.0.1']);
-  alice = await createAgent(server, cookie, host.host_id, 'alice');
-  bob = await createAgent(server, cookie, host.host_id, 'bob');
+  ({ server, cookie, alice, bob } = await startWithAliceAndBob());
   aliceClient = await connect(alice.key);
   bobClient = await connect(bob.key);
 });
