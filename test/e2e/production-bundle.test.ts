@@ -3,6 +3,12 @@
  * runs) holds none of the test-only controls, which live in `test/workers/test-worker.ts`: no
  * clock shift, no fault injection, no storage inspection, no channel-call header. Checked in the
  * bundle's text and by calling the Durable Objects of that bundle in Miniflare.
+ *
+ * One aid is in the bundle on purpose: the fault run's crash point (durable-objects/shared/
+ * fault-point.ts), so that the crash tests kill the very code that ships. It does nothing unless
+ * the FAULT_POINT binding names it, and no deployment declares that binding: not wrangler.toml,
+ * not the options the launcher derives from it (only SWITCHBOARD_TEST_FAULT_POINT adds it, with a
+ * warning on stderr; test/node/diagnostics.test.ts).
  */
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -27,6 +33,12 @@ it('contains no test-only control, header or switch', () => {
   ]) {
     expect(text.includes(word), word).toBe(false);
   }
+});
+
+it('declares no FAULT_POINT binding: the crash point stays off in every deployment', () => {
+  const derived = JSON.parse(readFileSync(join(ROOT, 'dist/worker/miniflare-options.json'), 'utf8')) as WorkerOptions;
+  expect(Object.keys(derived.bindings ?? {})).not.toContain('FAULT_POINT');
+  expect(readFileSync(join(ROOT, 'wrangler.toml'), 'utf8')).not.toMatch(/FAULT_POINT/);
 });
 
 it('its Durable Objects answer no test-only call, whatever the bindings say', async () => {
