@@ -77,19 +77,7 @@ export interface ClaimRecord {
   parked: boolean;
 }
 
-/** An extend or release of one claim: `status` is extended/released, a refusal code, or 'unknown' (cut). */
-export interface LeaseOpRecord {
-  kind: 'extend' | 'release';
-  agent: string;
-  messageId: string;
-  token: string;
-  sentAt: number;
-  answeredAt: number;
-  status: string;
-  /** extended only: the new expiry (server time). */
-  expiresAt?: number;
-}
-
+/** An ACK of one claim: `status` is read/already_read, a refusal code, or 'unknown' (cut). */
 export interface AckRecord {
   agent: string;
   messageId: string;
@@ -97,6 +85,13 @@ export interface AckRecord {
   sentAt: number;
   answeredAt: number;
   status: string;
+}
+
+/** An extend or release of one claim: `status` is extended/released, a refusal code, or 'unknown' (cut). */
+export interface LeaseOpRecord extends AckRecord {
+  kind: 'extend' | 'release';
+  /** extended only: the new expiry (server time). */
+  expiresAt?: number;
 }
 
 export interface FaultSummary {
