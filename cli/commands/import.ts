@@ -3,8 +3,10 @@
  * (POST /admin/agents/import), all or nothing. The file is read by the same reader as the
  * console's (core/lib/agent-import.ts); a row it cannot read stops the command before anything is
  * sent, and a row the server refuses is printed with its row number (nothing is created then).
- * The answer, with every new key, is printed once on stdout; `--keys-out PATH` also writes the
- * keys as CSV to a new file readable only by its owner.
+ * The answer, with every new key, is printed once on stdout. With `--keys-out PATH` the keys go
+ * to a new CSV file readable only by its owner instead, so they stay out of terminal scrollback
+ * and CI logs; if that file cannot be written the keys are printed after all (they cannot be
+ * shown again) and the command exits 4, since the agents exist but not what was asked for them.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
@@ -32,10 +34,11 @@ export function registerImportCommand(agents: Command, runtime: ImportRuntime): 
     .command('import')
     .description(
       'Create agents from a CSV (header: name,host,display_name,description) or JSON file; all or nothing: ' +
-        'if any row is refused, no agent is created. host is a host ID or name. Prints every new key once.',
+        'if any row is refused, no agent is created. host is a host ID or name. Prints every new key once ' +
+        '(with --keys-out: writes them to that file instead).',
     )
     .argument('<file>', 'the CSV or JSON file')
-    .option('--keys-out <path>', 'also write the new keys as CSV to this new file (mode 0600)')
+    .option('--keys-out <path>', 'write the new keys as CSV to this new file (mode 0600), not to stdout')
     .action(async (file: string, opts: { keysOut?: string }, command: Command) => {
       let text: string;
       try {
@@ -72,9 +75,17 @@ export function registerImportCommand(agents: Command, runtime: ImportRuntime): 
           writeFileSync(opts.keysOut, keysCsv(keys), { mode: 0o600, flag: 'wx' });
         } catch (error) {
           runtime.stderr.write(
-            `switchboard: the keys were not written to ${opts.keysOut}: ${(error as Error).message}\n`,
+            `switchboard: the keys were not written to ${opts.keysOut}: ${(error as Error).message}; ` +
+              'they follow on stdout, store them now: they cannot be shown again\n',
           );
+          printJson(runtime.stdout, answer);
+          runtime.setExitCode(EXIT.partial);
+          return;
         }
+        const withoutKeys = answer.agents.map(({ api_key: _key, ...rest }) => rest);
+        printJson(runtime.stdout, { ...answer, agents: withoutKeys, keys_file: opts.keysOut });
+        runtime.setExitCode(EXIT.ok);
+        return;
       }
       printJson(runtime.stdout, answer);
       runtime.setExitCode(EXIT.ok);

@@ -131,7 +131,7 @@ describe('admin commands', () => {
     expect(invalid.stderr).toMatch(/--claim-seconds/);
   });
 
-  it('admin agents import: all or nothing, every refused row named; the keys printed once and written 0600', async () => {
+  it('admin agents import: all or nothing, every refused row named; the keys printed once, or written 0600 instead', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'sb-import-'));
     const bad = join(dir, 'bad.csv');
     writeFileSync(
@@ -164,11 +164,25 @@ describe('admin commands', () => {
     const done = await runCli(['admin', 'agents', 'import', good, '--keys-out', keysOut], { env: env() });
     expect(done.code, done.stderr).toBe(EXIT.ok);
     expect(done.json.agents.map((a: { agent: { name: string } }) => a.agent.name)).toEqual(['imp-a', 'imp-b']);
-    const keys = readFileSync(keysOut, 'utf8');
-    expect(keys).toContain(done.json.agents[1].api_key);
+    // The keys went to the file, not to stdout.
+    expect(done.json.keys_file).toBe(keysOut);
     expect(statSync(keysOut).mode & 0o777).toBe(0o600);
-    const fresh = await runCli(['me'], { env: { ...env(), SWITCHBOARD_API_KEY: done.json.agents[0].api_key } });
+    const [header, ...lines] = readFileSync(keysOut, 'utf8').trim().split(/\r?\n/);
+    expect(header).toBe('agent_id,name,api_key');
+    expect(lines.map((l) => l.split(',')[1])).toEqual(['imp-a', 'imp-b']);
+    for (const line of lines) expect(done.stdout).not.toContain(line.split(',')[2]);
+    expect(done.json.agents[0].api_key).toBeUndefined();
+    const firstKey = lines[0]?.split(',')[2] as string;
+    const fresh = await runCli(['me'], { env: { ...env(), SWITCHBOARD_API_KEY: firstKey } });
     expect(fresh.json.name).toBe('imp-a');
+
+    // A keys file that exists already is not overwritten: the keys are printed after all, exit 4.
+    writeFileSync(good, JSON.stringify([{ name: 'imp-c', host: 'build-box' }]));
+    const again = await runCli(['admin', 'agents', 'import', good, '--keys-out', keysOut], { env: env() });
+    expect(again.code).toBe(EXIT.partial);
+    expect(again.stderr).toMatch(/the keys were not written to .*cannot be shown again/);
+    expect(again.json.agents[0].api_key).toMatch(/^sbk_/);
+    expect(readFileSync(keysOut, 'utf8')).not.toContain(again.json.agents[0].api_key);
 
     // A bulk action from the command line: exit 4 when some agent was rejected.
     const ids = done.json.agents.map((a: { agent: { agent_id: string } }) => a.agent.agent_id);
