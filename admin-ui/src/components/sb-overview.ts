@@ -167,8 +167,9 @@ export class SbOverview extends LitElement {
     const locale = currentLocale();
     const r = f.refusals;
     const lower = new Set<string>(r.lower_bound_reasons);
+    // A lower bound is exact at 0: the first refusal of a throttled kind is always recorded.
     const count = (reason: keyof typeof r.last_day.by_reason | 'total', n: number) =>
-      lower.has(reason) || (reason === 'total' && r.lower_bound_reasons.length > 0 && n > 0)
+      n > 0 && (lower.has(reason) || (reason === 'total' && r.lower_bound_reasons.length > 0))
         ? msg(str`at least ${formatCount(n, locale)}`)
         : formatCount(n, locale);
     const reasons = ['wrong_key', 'key_revoked', 'agent_disabled', 'wrong_address'] as const;
