@@ -18,6 +18,7 @@ import {
 import { operationList } from '../core/contract/index.js';
 import type { ErrorBody } from '../core/contract/models.js';
 import type { OperationDef } from '../core/contract/registry.js';
+import { isOAuthProbe, NO_OAUTH_MESSAGE } from '../core/domain/console-pages.js';
 import { currentSettings } from '../core/lib/settings-cache.js';
 import { BodyAborted, drainUnreadBody, jsonBody } from './body/index.js';
 import { handlers } from './handlers/index.js';
@@ -172,6 +173,9 @@ export function createApp(): OpenAPIHono<AppEnv> {
   const noRoute = (c: Context<AppEnv>) => {
     const allowed = methodsOf(c.req.path);
     if (allowed.length === 0) {
+      if (isOAuthProbe(c.req.path)) {
+        return errorResponse(c, new ApiError('not_found', NO_OAUTH_MESSAGE, { reason: 'no_oauth' }));
+      }
       return errorResponse(c, new ApiError('not_found', `No route for ${c.req.method} ${c.req.path}.`));
     }
     c.header('Allow', allowed.join(', '));

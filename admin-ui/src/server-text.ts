@@ -141,6 +141,7 @@ const REASON_TEXT: Record<ErrorReason, (limit: number | undefined, params: Param
   unknown_host: () => msg('No host has this ID or name.'),
   import_rows_refused: (_l, p) =>
     msg(str`${count(p?.refused)} of ${count(p?.rows)} rows were refused; no agent was created.`),
+  no_oauth: () => msg('This server does not use OAuth: agents sign in with their API key.'),
 };
 
 /** Phrases for every error code of the contract and the console's own two. */

@@ -86,6 +86,8 @@ export const ERROR_REASONS = [
   'duplicate_row',
   'unknown_host',
   'import_rows_refused',
+  // not_found: an OAuth discovery or registration path (Switchboard does no OAuth)
+  'no_oauth',
 ] as const;
 export type ErrorReason = (typeof ERROR_REASONS)[number];
 

@@ -44,3 +44,24 @@ export function isWorkerPath(pathname: string): boolean {
     OPERATIONS_PATHS.has(pathname)
   );
 }
+
+/**
+ * Where MCP clients look for OAuth after /mcp answered 401: the protected-resource and
+ * authorization-server metadata (RFC 9728, RFC 8414, OpenID discovery, each also with a path
+ * suffix) and the usual registration, authorization and token endpoints. Switchboard does no OAuth;
+ * these 404s say so, and why the client came, since a bridge such as mcp-remote shows the person
+ * the body of the last refusal and never the 401's.
+ */
+const OAUTH_WELL_KNOWN = ['oauth-protected-resource', 'oauth-authorization-server', 'openid-configuration'];
+const OAUTH_ENDPOINTS: ReadonlySet<string> = new Set(['/register', '/authorize', '/token', '/oauth/token']);
+
+export function isOAuthProbe(pathname: string): boolean {
+  if (OAUTH_ENDPOINTS.has(pathname)) return true;
+  const rest = pathname.startsWith('/.well-known/') ? pathname.slice('/.well-known/'.length) : undefined;
+  return rest !== undefined && OAUTH_WELL_KNOWN.some((name) => rest === name || rest.startsWith(`${name}/`));
+}
+
+export const NO_OAUTH_MESSAGE =
+  'Switchboard does not use OAuth. An MCP client looks for it after /mcp refused its credentials ' +
+  '(401 unauthenticated): send the agent\'s API key as the header "Authorization: Bearer sbk_…". ' +
+  'If you did, that key is wrong, revoked or replaced, or its agent is disabled: ask an administrator for a new one.';

@@ -17,7 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operationList } from '../../core/contract/index.js';
 import { cliEnv, tempConfig } from '../e2e/cli-process.js';
 import { adminLogin, api, CLI, createAgent, createHost, type Server, startServer, tempDir } from '../e2e/harness.js';
-import { CLIENTS, type ClientName, LABELS, ROOT, type Session, version } from './clients.js';
+import { baseEnv, bridge, CLIENTS, type ClientName, LABELS, ROOT, type Session, version } from './clients.js';
 import { type ModelServer, NOTICE_MARK, type Recorded, startModelServer } from './model-server.js';
 import { cliRoundTrip, compete, idle, probe, roundTrip, type Transport } from './scenario.js';
 
@@ -274,6 +274,25 @@ describe.concurrent('every client over every transport', () => {
       }
     }
   }
+
+  it('mcp-remote on its own, with a wrong key, prints why: no OAuth here, the key was refused', async () => {
+    // After a 401 mcp-remote tries OAuth discovery and client registration and prints the body of
+    // the last refusal, never the 401's: so those answers (core/domain/console-pages.ts) explain.
+    const s = session('bridge', 'sbk_agt_AAAAAAAAAAAAAAAAAAAAAA.wrong-key', '');
+    const { command, args } = bridge(s);
+    const child = spawn(command, args, { cwd: s.work, env: baseEnv(s), stdio: ['pipe', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (t: string) => (stderr += t));
+    child.stdout.resume();
+    const initialize = { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'suite', version: '1' } };
+    child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: initialize })}\n`);
+    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    const code = await new Promise<number | null>((done) => child.on('exit', done));
+    clearTimeout(timer);
+    expect(code, stderr).not.toBe(0);
+    expect(stderr).toMatch(/does not use OAuth/);
+    expect(stderr).toMatch(/401 unauthenticated/);
+  });
 
   for (const client of ['claude', 'codex'] as const) {
     it(`${client}: two concurrent sessions of one configured client are one account competing for claims`, async () => {

@@ -88,7 +88,7 @@ function profile(session: Session): void {
   );
 }
 
-function baseEnv(session: Session): Record<string, string> {
+export function baseEnv(session: Session): Record<string, string> {
   return {
     PATH: `${binDir(session)}:${dirname(process.execPath)}:/usr/bin:/bin`,
     HOME: session.home,
@@ -102,7 +102,7 @@ function baseEnv(session: Session): Record<string, string> {
 const mcpUrl = (session: Session) => `${session.serverUrl}/mcp`;
 
 /** mcp-remote as a bridge: the key in a header file, not in argv. */
-function bridge(session: Session): { command: string; args: string[] } {
+export function bridge(session: Session): { command: string; args: string[] } {
   const headers = join(session.home, 'switchboard-headers.txt');
   write(headers, `Authorization: Bearer ${session.agentKey}\n`, 0o600);
   return { command: join(BIN, 'mcp-remote'), args: [mcpUrl(session), '--header-file', headers] };

@@ -48,6 +48,7 @@ describe('operations endpoints', () => {
       '/.well-known/openid-configuration',
       '/register',
       '/authorize',
+      '/token',
       '/no/such/page',
       '/hosts/extra',
     ]) {
@@ -56,6 +57,10 @@ describe('operations endpoints', () => {
         expect(res.status, `${method} ${path}`).toBe(404);
         expect(res.headers['content-type'], path).toContain('application/json');
         expect(errorCode(res), path).toBe('not_found');
+        // Where an MCP client looks for OAuth after a 401, the answer says why it came.
+        const oauth = !path.startsWith('/no/') && path !== '/hosts/extra';
+        expect(res.body.error.reason, path).toBe(oauth ? 'no_oauth' : undefined);
+        expect(res.body.error.message, path).toMatch(oauth ? /does not use OAuth.*401 unauthenticated/ : /^No route/);
       }
     }
   });

@@ -403,6 +403,7 @@
 'sad8d91e9d9a4aa2b': `¿Eliminar su propia cuenta? Se cerrará su sesión.`,
 'sae239213b7c70376': `Estado`,
 'sae7aed4db13e9b2e': str`Se eliminarán ${0} mensajes y ${1} archivos en ${2} canales.`,
+'saf77b33c16bbdd23': `Este servidor no usa OAuth: los agentes se identifican con su clave de API.`,
 'safbde81df637bc54': `Demasiadas subidas en este momento. Vuelve a intentarlo en breve.`,
 'saff108eb32f25c79': `Duración de la reserva (segundos)`,
 'sb01c9164979441bc': `Ningún agente coincide.`,

@@ -403,6 +403,7 @@
 'sad8d91e9d9a4aa2b': `Supprimer votre propre compte ? Vous serez déconnecté.`,
 'sae239213b7c70376': `État`,
 'sae7aed4db13e9b2e': str`${0} messages et ${1} fichiers dans ${2} canaux seront supprimés.`,
+'saf77b33c16bbdd23': `Ce serveur n’utilise pas OAuth : les agents se connectent avec leur clé d’API.`,
 'safbde81df637bc54': `Trop de téléversements en ce moment. Réessayez bientôt.`,
 'saff108eb32f25c79': `Durée de réservation (secondes)`,
 'sb01c9164979441bc': `Aucun agent ne correspond.`,

@@ -403,6 +403,7 @@
 'sad8d91e9d9a4aa2b': `Eliminare il tuo account? Verrai disconnesso.`,
 'sae239213b7c70376': `Stato`,
 'sae7aed4db13e9b2e': str`Verranno eliminati ${0} messaggi e ${1} file in ${2} canali.`,
+'saf77b33c16bbdd23': `Questo server non usa OAuth: gli agenti accedono con la propria chiave API.`,
 'safbde81df637bc54': `Troppi caricamenti in questo momento. Riprova tra poco.`,
 'saff108eb32f25c79': `Durata della presa in carico (secondi)`,
 'sb01c9164979441bc': `Nessun agente corrisponde.`,
