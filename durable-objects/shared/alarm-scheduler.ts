@@ -32,6 +32,12 @@ export class AlarmScheduler {
   private readonly jobs: [string, AlarmJob][] = [];
   /** Retries of jobs whose last run threw (object clock), until they run again. */
   private readonly retries = new Map<string, { at: number; failures: number }>();
+  /**
+   * The alarm changes of this object, one after the other. Each reads the alarm and then sets it:
+   * two of them interleaved (both read "none", then the later time is written last) would lose
+   * the earlier alarm, and its work would wait for the later one.
+   */
+  private changes: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly ctx: DurableObjectState,
@@ -52,18 +58,28 @@ export class AlarmScheduler {
     return Math.max(at - (Number.isFinite(offset) ? offset : 0), Date.now() + MIN_DELAY_MS);
   }
 
+  private serialized(change: () => Promise<void>): Promise<void> {
+    const done = this.changes.then(change, change);
+    this.changes = done.catch(() => {});
+    return done;
+  }
+
+  /** Sets the alarm for real-clock time `real` unless it is set to fire earlier already. */
+  private keepEarlier(real: number): Promise<void> {
+    return this.serialized(async () => {
+      const current = await this.ctx.storage.getAlarm();
+      if (current === null || current > real) await this.ctx.storage.setAlarm(real);
+    });
+  }
+
   /** Makes sure the alarm fires no later than `at` (an earlier alarm is kept). */
-  async noLaterThan(at: number): Promise<void> {
-    const real = this.real(at);
-    const current = await this.ctx.storage.getAlarm();
-    if (current === null || current > real) await this.ctx.storage.setAlarm(real);
+  noLaterThan(at: number): Promise<void> {
+    return this.keepEarlier(this.real(at));
   }
 
   /** Makes sure the alarm fires within `delayMs` of the real clock (an earlier alarm is kept). */
-  async within(delayMs: number): Promise<void> {
-    const real = Date.now() + Math.max(delayMs, MIN_DELAY_MS);
-    const current = await this.ctx.storage.getAlarm();
-    if (current === null || current > real) await this.ctx.storage.setAlarm(real);
+  within(delayMs: number): Promise<void> {
+    return this.keepEarlier(Date.now() + Math.max(delayMs, MIN_DELAY_MS));
   }
 
   /**
@@ -76,18 +92,17 @@ export class AlarmScheduler {
   }
 
   /** Sets the alarm for the earliest due job (or clears it when nothing is due). */
-  async rearm(): Promise<void> {
-    const times: number[] = [];
-    for (const [, job] of this.jobs) {
-      const at = job.due?.();
-      if (at !== null && at !== undefined) times.push(at);
-    }
-    for (const retry of this.retries.values()) times.push(retry.at);
-    if (times.length === 0) {
-      await this.ctx.storage.deleteAlarm();
-      return;
-    }
-    await this.ctx.storage.setAlarm(this.real(Math.min(...times)));
+  rearm(): Promise<void> {
+    return this.serialized(async () => {
+      const times: number[] = [];
+      for (const [, job] of this.jobs) {
+        const at = job.due?.();
+        if (at !== null && at !== undefined) times.push(at);
+      }
+      for (const retry of this.retries.values()) times.push(retry.at);
+      if (times.length === 0) await this.ctx.storage.deleteAlarm();
+      else await this.ctx.storage.setAlarm(this.real(Math.min(...times)));
+    });
   }
 
   /**
