@@ -8,6 +8,7 @@
  * bad. RFC 4180 is all a spreadsheet's export needs, so this is a few lines rather than a
  * dependency in both the console bundle and the CLI.
  */
+import { csvText } from './csv.js';
 
 /** Agents one bulk action names at most. */
 export const BULK_AGENTS_MAX = 100;
@@ -154,8 +155,8 @@ export function readImportFile(text: string, fileName = ''): ImportFile {
 
 /** New keys as CSV, for the one-time download of an import or a bulk key regeneration. */
 export function keysCsv(keys: readonly { agent_id: string; name: string; api_key: string }[]): string {
-  const cell = (v: string) => (/[",\r\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v);
-  const lines = ['agent_id,name,api_key'];
-  for (const k of keys) lines.push([k.agent_id, k.name, k.api_key].map(cell).join(','));
-  return `${lines.join('\r\n')}\r\n`;
+  return csvText(
+    ['agent_id', 'name', 'api_key'],
+    keys.map((k) => [k.agent_id, k.name, k.api_key]),
+  );
 }

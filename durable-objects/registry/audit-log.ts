@@ -8,7 +8,8 @@
  * hold a password or a key. Kept AUDIT_MAX_AGE_MS and at most AUDIT_MAX_ENTRIES entries besides
  * the counts, pruned by the registry's alarm.
  */
-import { and, desc, eq, gte, isNotNull, isNull, lt, lte, type SQL, sql } from 'drizzle-orm';
+import { and, desc, eq, gte, inArray, isNotNull, isNull, lt, lte, type SQL, sql } from 'drizzle-orm';
+import type { FieldChange } from '../../core/domain/audit-changes.js';
 import { decodeSeqCursor, encodeCursor } from '../../core/lib/cursor.js';
 import type { AuditEntryView } from '../../core/rpc.js';
 import { iso } from '../shared/database.js';
@@ -27,6 +28,8 @@ export const AUDIT_MAX_REFUSAL_ROWS = 10_000;
 /** Bounds on what one row stores, whatever a request names. */
 const MAX_TARGETS = 16;
 const MAX_TEXT = 128;
+/** A settings change touches at most every limit; more than this is no single administrator's edit. */
+const MAX_CHANGES = 32;
 
 export interface AuditRecord {
   /** The signed-in administrator, or the username a sign-in named (`claimed`). */
@@ -38,6 +41,10 @@ export interface AuditRecord {
   clientAddress: string;
   outcome: string;
   requestId: string;
+  /** Names the caller knows and the registry no longer can (a deleted agent or host), by ID. */
+  names?: Record<string, string>;
+  /** What the action changed, field by field (core/domain/audit-changes.ts). */
+  changes?: FieldChange[];
 }
 
 /** A refused sign-in or set-up: counted, not written as an entry of its own. */
@@ -82,18 +89,59 @@ export class AuditLog {
       : entry.admin === null
         ? null
         : entry.admin.slice(0, MAX_TEXT);
+    const targets = [...new Set(entry.targets)].slice(0, MAX_TARGETS).map((t) => t.slice(0, MAX_TEXT));
+    const names = this.namesOf(targets, entry.names ?? {});
+    const changes = (entry.changes ?? []).slice(0, MAX_CHANGES).map((c) => ({
+      field: c.field.slice(0, MAX_TEXT),
+      old: c.old === null ? null : c.old.slice(0, MAX_TEXT),
+      new: c.new === null ? null : c.new.slice(0, MAX_TEXT),
+    }));
     this.db
       .insert(schema.auditLog)
       .values({
         at,
         admin,
         action: entry.action.slice(0, MAX_TEXT),
-        targets: [...new Set(entry.targets)].slice(0, MAX_TARGETS).map((t) => t.slice(0, MAX_TEXT)),
+        targets,
         clientAddress: entry.clientAddress.slice(0, MAX_TEXT),
         outcome: entry.outcome.slice(0, MAX_TEXT),
         requestId: entry.requestId.slice(0, MAX_TEXT),
+        names: Object.keys(names).length > 0 ? names : null,
+        changes: changes.length > 0 ? changes : null,
       })
       .run();
+  }
+
+  /**
+   * The targets' names as the registry knows them now (agents and hosts), else as the caller
+   * knew them (a deletion: gone from the tables by the time its entry is written). Only names of
+   * targets are kept, so a caller cannot add text of its own.
+   */
+  private namesOf(targets: string[], known: Record<string, string>): Record<string, string> {
+    const names: Record<string, string> = {};
+    const agentIds = targets.filter((t) => t.startsWith('agt_'));
+    const hostIds = targets.filter((t) => t.startsWith('hst_'));
+    if (agentIds.length > 0) {
+      const rows = this.db
+        .select({ id: schema.agents.agentId, name: schema.agents.name })
+        .from(schema.agents)
+        .where(inArray(schema.agents.agentId, agentIds))
+        .all();
+      for (const r of rows) names[r.id] = r.name;
+    }
+    if (hostIds.length > 0) {
+      const rows = this.db
+        .select({ id: schema.hosts.hostId, name: schema.hosts.name })
+        .from(schema.hosts)
+        .where(inArray(schema.hosts.hostId, hostIds))
+        .all();
+      for (const r of rows) names[r.id] = r.name;
+    }
+    for (const target of targets) {
+      const name = known[target];
+      if (names[target] === undefined && typeof name === 'string') names[target] = name.slice(0, MAX_TEXT);
+    }
+    return names;
   }
 
   /**
@@ -176,6 +224,8 @@ export class AuditLog {
         request_id: r.requestId,
         count: r.count,
         last_at: iso(r.lastAt ?? r.at),
+        names: r.names ?? {},
+        changes: r.changes ?? [],
       })),
       next_cursor: rows.length > limit && last ? encodeCursor([last.id]) : null,
     };

@@ -118,7 +118,12 @@ export class BulkAgents {
         ...(apiKey !== undefined && { api_key: apiKey }),
       });
     }
-    return agentIds.map((id) => results.get(id) as BulkAgentResultView);
+    // The name it had (a deleted agent's too), for the answer and the audit log.
+    return agentIds.map((id) => {
+      const result = results.get(id) as BulkAgentResultView;
+      const name = rows.get(id)?.name;
+      return name === undefined ? result : { ...result, name };
+    });
   }
 
   private async update(

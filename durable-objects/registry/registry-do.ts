@@ -2,7 +2,9 @@ import { DurableObject } from 'cloudflare:workers';
 import { ApiError } from '../../core/contract/errors.js';
 import type { Limits } from '../../core/contract/models.js';
 import type { BulkAgentAction } from '../../core/contract/operations/admin-bulk.js';
+import { type FieldChange, fieldChanges } from '../../core/domain/audit-changes.js';
 import type { Env } from '../../core/env.js';
+import { DEFAULT_LIMITS } from '../../core/lib/limits.js';
 import type {
   AdminAccountView,
   AdminSessionInfoView,
@@ -39,6 +41,11 @@ import { MetricsToken } from './metrics-token.js';
 import { type RefusalFigures, type RefusalReport, recordRefusals, refusalFigures } from './refusal-counts.js';
 import * as schema from './schema.js';
 import { readSettings, writeSettings } from './settings.js';
+
+/** The fields whose old and new values an agent's, a host's or the settings' audit entry records. */
+const AGENT_AUDITED_FIELDS = ['name', 'host_id', 'display_name', 'description', 'enabled'] as const;
+const HOST_AUDITED_FIELDS = ['name', 'addresses', 'os', 'description'] as const;
+const LIMIT_KEYS = Object.keys(DEFAULT_LIMITS) as (keyof Limits)[];
 
 /**
  * The one registry: hosts, agents, global settings, administrators and their sessions. It is on
@@ -134,8 +141,13 @@ export class RegistryDO extends DurableObject<Env> {
     return readSettings(this.db);
   }
 
-  async updateSettings(patch: Partial<Limits>): Promise<{ limits: Limits; revision: number; lowered: string[] }> {
-    return writeSettings(this.db, patch);
+  /** The new settings, and each limit's old and new value for the audit log. */
+  async updateSettings(
+    patch: Partial<Limits>,
+  ): Promise<{ limits: Limits; revision: number; lowered: string[]; changes: FieldChange[] }> {
+    const before = readSettings(this.db).limits;
+    const written = writeSettings(this.db, patch);
+    return { ...written, changes: fieldChanges(before, written.limits, LIMIT_KEYS) };
   }
 
   /** The fleet view's agent figures: one query, no agent's object asked (fleet-summary.ts). */
@@ -167,15 +179,23 @@ export class RegistryDO extends DurableObject<Env> {
     return this.hostsAndAgents.createHost(input);
   }
 
-  updateHost(
+  /** The host as changed, and each field's old and new value for the audit log. */
+  async updateHost(
     hostId: string,
     patch: { name?: string; addresses?: string[]; os?: string; description?: string },
-  ): Promise<HostView> {
-    return this.hostsAndAgents.updateHost(hostId, patch);
+  ): Promise<{ host: HostView; changes: FieldChange[] }> {
+    // Read and write run in one turn of this object (no storage wait between), so no other
+    // request's change can fall between the two.
+    const before = await this.hostsAndAgents.getHost(hostId);
+    const host = await this.hostsAndAgents.updateHost(hostId, patch);
+    return { host, changes: fieldChanges(before, host, HOST_AUDITED_FIELDS) };
   }
 
-  deleteHost(hostId: string): Promise<void> {
-    return this.hostsAndAgents.deleteHost(hostId);
+  /** Deletes the host; answers the name it had, for the audit log. */
+  async deleteHost(hostId: string): Promise<{ name: string }> {
+    const { name } = await this.hostsAndAgents.getHost(hostId);
+    await this.hostsAndAgents.deleteHost(hostId);
+    return { name };
   }
 
   listAgents(
@@ -199,11 +219,14 @@ export class RegistryDO extends DurableObject<Env> {
     return this.hostsAndAgents.createAgent(input);
   }
 
-  updateAgent(
+  /** The agent as changed, and each field's old and new value for the audit log. */
+  async updateAgent(
     agentId: string,
     patch: { name?: string; host_id?: string; display_name?: string; description?: string; enabled?: boolean },
-  ): Promise<AgentView> {
-    return this.hostsAndAgents.updateAgent(agentId, patch);
+  ): Promise<{ agent: AgentView; changes: FieldChange[] }> {
+    const before = await this.hostsAndAgents.getAgent(agentId);
+    const agent = await this.hostsAndAgents.updateAgent(agentId, patch);
+    return { agent, changes: before ? fieldChanges(before, agent, AGENT_AUDITED_FIELDS) : [] };
   }
 
   regenerateKey(agentId: string): Promise<string> {
@@ -220,12 +243,14 @@ export class RegistryDO extends DurableObject<Env> {
   }
 
   /** Deletes an agent for good (agent-deletion.ts): its key fails and it leaves every channel. */
-  async deleteAgent(agentId: string): Promise<void> {
+  /** Deletes the agent; answers the name it had, for the audit log. */
+  async deleteAgent(agentId: string): Promise<{ name: string }> {
     this.hostsAndAgents.requireAgent(agentId);
     await refuseOwner(this.env, agentId);
-    this.hostsAndAgents.requireAgent(agentId);
+    const { name } = this.hostsAndAgents.requireAgent(agentId);
     this.snapshot.changing(() => recordDeletion(this.db, agentId, iso(Date.now())));
     await this.finishDeletions();
+    return { name };
   }
 
   /** One action on many agents, each all-or-nothing, reported per agent (bulk-agents.ts). */

@@ -1,4 +1,5 @@
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import type { FieldChange } from '../../core/domain/audit-changes.js';
 
 export const hosts = sqliteTable('hosts', {
   hostId: text('host_id').primaryKey(),
@@ -140,6 +141,10 @@ export const auditLog = sqliteTable(
     count: integer('count').notNull().default(1),
     lastAt: integer('last_at'),
     aggKey: text('agg_key'),
+    /** The targets' names when the entry was written (by ID); null: none (and every entry before 0009). */
+    names: text('names', { mode: 'json' }).$type<Record<string, string>>(),
+    /** Settings, agent and host changes: each field's old and new value (core/domain/audit-changes.ts). */
+    changes: text('changes', { mode: 'json' }).$type<FieldChange[]>(),
   },
   (t) => [
     index('audit_log_at').on(t.at),

@@ -7,6 +7,7 @@ import m0005 from './0005_admins_audit.sql';
 import m0006 from './0006_metrics_token.sql';
 import m0007 from './0007_audit_refusal_counts.sql';
 import m0008 from './0008_fleet_refusals.sql';
+import m0009 from './0009_audit_names_changes.sql';
 import journal from './meta/_journal.json';
 
 export default {
@@ -21,5 +22,6 @@ export default {
     m0006,
     m0007,
     m0008,
+    m0009,
   },
 };

@@ -4,6 +4,7 @@
  * first lists and ends the second's session, which signs the second out; the audit log shows
  * these actions filtered by administrator, in English and in French.
  */
+import { readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium, newContext, openedDialog, screenshot, signIn, watchPageErrors } from './browser-kit.js';
@@ -116,6 +117,31 @@ describe('administrators in the console', () => {
     await first.getByRole('button', { name: 'Apply filters' }).click();
     await expect.poll(() => auditRows(first)).toEqual([['admin', 'Ended a session']]);
     await screenshot(first, 'audit-en');
+
+    // An agent's change reads with names beside IDs and each field's old and new value, and the
+    // filtered log exports as CSV.
+    const cookie = await adminLogin(server);
+    const host = await api(server, 'POST', '/admin/hosts', { cookie, body: { name: 'lab', addresses: ['192.0.2.9'] } });
+    const made = await api(server, 'POST', '/admin/agents', {
+      cookie,
+      body: { name: 'old-bot', host_id: host.body.host.host_id },
+    });
+    const agentId = made.body.agent.agent_id as string;
+    await api(server, 'PATCH', `/admin/agents/${agentId}`, { cookie, body: { name: 'build-bot' } });
+    await first.locator('sb-audit select#admin').selectOption('');
+    await first.locator('sb-audit select#action').selectOption('updateAgent');
+    await first.getByRole('button', { name: 'Apply filters' }).click();
+    await expect.poll(() => auditRows(first)).toEqual([['admin', 'Changed an agent']]);
+    const changed = first.locator('sb-audit tbody tr').first();
+    expect(await changed.locator('td.targets').textContent()).toMatch(new RegExp(`build-bot\\s+${agentId}`));
+    expect(await changed.locator('td.changes').textContent()).toMatch(/Name: old-bot → build-bot/);
+    const [download] = await Promise.all([first.waitForEvent('download'), first.getByTestId('audit-export').click()]);
+    const csv = readFileSync((await download.path()) as string, 'utf8').split('\r\n');
+    expect(csv[0]).toBe('at,admin,action,targets,changes,client_address,outcome,count,last_at,request_id');
+    expect(csv[1]).toContain(`,admin,updateAgent,${agentId} (build-bot); hst_`);
+    expect(csv[1]).toContain(' (lab),name: old-bot → build-bot,');
+    expect(csv.slice(2)).toEqual(['']);
+    await expect.poll(() => first.locator('sb-audit [role=status]').textContent()).toBe('Entries exported: 1.');
 
     // The second signs in again with the new password; the audit log reads in French.
     await signInAs(second, SECOND.username, SECOND.changed);

@@ -28,7 +28,13 @@ async function fleet(n: number) {
 async function auditOf(cookie: string, target: string) {
   const res = await call('GET', `/admin/audit?target=${target}`, { cookie });
   expect(res.status).toBe(200);
-  return res.body.entries as { action: string; outcome: string; targets: string[]; request_id: string }[];
+  return res.body.entries as {
+    action: string;
+    outcome: string;
+    targets: string[];
+    request_id: string;
+    names: Record<string, string>;
+  }[];
 }
 
 describe('bulk agent actions', () => {
@@ -83,6 +89,9 @@ describe('bulk agent actions', () => {
     expect((await call('GET', `/admin/agents/${loner.id}`, { cookie })).status).toBe(404);
     expect((await auditOf(cookie, owner.id))[0]).toMatchObject({ action: 'deleteAgent', outcome: 'conflict' });
     expect((await auditOf(cookie, loner.id))[0]).toMatchObject({ action: 'deleteAgent', outcome: 'ok' });
+    // The deleted agent's entry and the answer keep the name it had.
+    expect(res.body.results[2].name).toMatch(/^agent-/);
+    expect((await auditOf(cookie, loner.id))[0]).toMatchObject({ names: { [loner.id]: res.body.results[2].name } });
   });
 
   it('refuses, changing nothing, too many IDs, a repeated ID, an empty list and an unknown action', async () => {

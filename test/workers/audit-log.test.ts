@@ -55,6 +55,45 @@ describe('audit log', () => {
     if (op.role === 'admin') expect(row?.admin).toBe(ADMIN.username);
   });
 
+  it('names the targets and records old and new values of settings, agent and host changes', async () => {
+    const cookie = await adminCookie();
+    const host = await createHost(cookie, ['10.0.0.1'], 'audit-host');
+    const { agent } = await createAgent(cookie, host.host_id, 'audit-agent');
+    const created = (await audit(cookie, `?target=${agent.agent_id}&action=createAgent`)).entries[0];
+    expect(created?.names).toEqual({ [agent.agent_id]: 'audit-agent', [host.host_id]: 'audit-host' });
+    expect(created?.changes).toEqual([]);
+
+    const patch = { name: 'audit-renamed', enabled: false, description: 'builds' };
+    expect((await call('PATCH', `/admin/agents/${agent.agent_id}`, { cookie, body: patch })).status).toBe(200);
+    const updated = (await audit(cookie, `?target=${agent.agent_id}&action=updateAgent`)).entries[0];
+    expect(updated?.names[agent.agent_id]).toBe('audit-renamed');
+    expect(updated?.changes).toEqual([
+      { field: 'name', old: 'audit-agent', new: 'audit-renamed' },
+      { field: 'description', old: '', new: 'builds' },
+      { field: 'enabled', old: 'true', new: 'false' },
+    ]);
+    // A change to the same values changes nothing, and says so.
+    await call('PATCH', `/admin/agents/${agent.agent_id}`, { cookie, body: patch });
+    expect((await audit(cookie, `?target=${agent.agent_id}&action=updateAgent`)).entries[0]?.changes).toEqual([]);
+
+    const addresses = ['10.0.0.1', '10.0.0.2'];
+    await call('PATCH', `/admin/hosts/${host.host_id}`, { cookie, body: { addresses } });
+    const moved = (await audit(cookie, `?target=${host.host_id}&action=updateHost`)).entries[0];
+    expect(moved?.changes).toEqual([{ field: 'addresses', old: '10.0.0.1', new: '10.0.0.1, 10.0.0.2' }]);
+
+    const settings = (await call('GET', '/admin/settings', { cookie })).body.settings;
+    const lower = settings.max_recipients - 1;
+    await call('PATCH', '/admin/settings', { cookie, body: { max_recipients: lower } });
+    expect((await audit(cookie, '?action=updateSettings')).entries[0]?.changes).toEqual([
+      { field: 'max_recipients', old: String(settings.max_recipients), new: String(lower) },
+    ]);
+
+    // A deleted agent keeps the name it had in its entry (the registry no longer knows it).
+    expect((await call('DELETE', `/admin/agents/${agent.agent_id}`, { cookie })).status).toBe(200);
+    const deleted = (await audit(cookie, `?target=${agent.agent_id}&action=deleteAgent`)).entries[0];
+    expect(deleted?.names).toEqual({ [agent.agent_id]: 'audit-renamed' });
+  });
+
   it('records who, what, targets and outcome, and never a key, a password or a message body', async () => {
     const cookie = await adminCookie();
     const host = await createHost(cookie, ['10.0.0.9']);

@@ -21,6 +21,7 @@ export const bulkAgentsHandler: Handler<typeof ops.bulkAgents> = async ({ env, i
     results.map((r) => ({
       action: SINGLE_ACTION[action],
       targets: [r.agent_id],
+      ...(r.name !== undefined && { names: { [r.agent_id]: r.name } }),
       outcome: r.status === 'rejected' ? (r.error?.code ?? 'internal_error') : r.status === 'done' ? 'ok' : 'pending',
     })),
   );

@@ -56,12 +56,15 @@ export const createHostHandler: Handler<typeof ops.createHost> = async ({ env, i
   host: await registry(env).createHost(input.body),
 });
 
-export const updateHostHandler: Handler<typeof ops.updateHost> = async ({ env, input }) => ({
-  host: await registry(env).updateHost(input.params.host_id, input.body),
-});
+export const updateHostHandler: Handler<typeof ops.updateHost> = async ({ env, input, c }) => {
+  const { host, changes } = await registry(env).updateHost(input.params.host_id, input.body);
+  c.set('auditChanges', changes);
+  return { host };
+};
 
-export const deleteHostHandler: Handler<typeof ops.deleteHost> = async ({ env, input }) => {
-  await registry(env).deleteHost(input.params.host_id);
+export const deleteHostHandler: Handler<typeof ops.deleteHost> = async ({ env, input, c }) => {
+  const { name } = await registry(env).deleteHost(input.params.host_id);
+  c.set('auditNames', { [input.params.host_id]: name });
   return { ok: true as const };
 };
 
@@ -93,12 +96,15 @@ export const listAgentsHandler: Handler<typeof ops.listAgents> = async ({ env, i
 export const createAgentHandler: Handler<typeof ops.createAgent> = async ({ env, input }) =>
   registry(env).createAgent(input.body);
 
-export const updateAgentHandler: Handler<typeof ops.updateAgent> = async ({ env, input }) => ({
-  agent: await registry(env).updateAgent(input.params.agent_id, input.body),
-});
+export const updateAgentHandler: Handler<typeof ops.updateAgent> = async ({ env, input, c }) => {
+  const { agent, changes } = await registry(env).updateAgent(input.params.agent_id, input.body);
+  c.set('auditChanges', changes);
+  return { agent };
+};
 
-export const deleteAgentHandler: Handler<typeof ops.deleteAgent> = async ({ env, input }) => {
-  await registry(env).deleteAgent(input.params.agent_id);
+export const deleteAgentHandler: Handler<typeof ops.deleteAgent> = async ({ env, input, c }) => {
+  const { name } = await registry(env).deleteAgent(input.params.agent_id);
+  c.set('auditNames', { [input.params.agent_id]: name });
   return { ok: true as const };
 };
 
@@ -126,10 +132,11 @@ export const getSettingsHandler: Handler<typeof ops.getSettings> = async ({ env 
  * change commits, so that a crash between the commit and the start still leads to a run (its
  * alarm then finds the new revision in the registry).
  */
-export const updateSettingsHandler: Handler<typeof ops.updateSettings> = async ({ env, input }) => {
+export const updateSettingsHandler: Handler<typeof ops.updateSettings> = async ({ env, input, c }) => {
   const keeper = retention(env);
   await keeper.prepareSettingsChange();
-  const { limits, revision, lowered } = await registry(env).updateSettings(input.body);
+  const { limits, revision, lowered, changes } = await registry(env).updateSettings(input.body);
+  c.set('auditChanges', changes);
   rememberSettings({ limits, revision });
   const cleanup = await keeper.settingsChanged(revision, lowered);
   return { settings: limits, settings_revision: revision, cleanup };

@@ -1,6 +1,7 @@
 import type { Context } from 'hono';
 import type { OperationId, Operations } from '../../core/contract/index.js';
 import type { OperationDef, OperationInput, OperationOutput } from '../../core/contract/registry.js';
+import type { FieldChange } from '../../core/domain/audit-changes.js';
 import type { AuthedAgent } from '../../core/domain/principals.js';
 import type { Env } from '../../core/env.js';
 import type { PendingChannel, SessionView } from '../../core/rpc.js';
@@ -31,7 +32,11 @@ export interface AppVariables {
    * writes one entry per item instead of one for the request, under the action of the
    * one-object operation it amounts to (deleteAgent, createAgent, …), so the log reads the same.
    */
-  auditItems?: readonly { action: string; targets: string[]; outcome: string }[];
+  auditItems?: readonly { action: string; targets: string[]; outcome: string; names?: Record<string, string> }[];
+  /** Set by a handler that changed settings, an agent or a host: each field's old and new value. */
+  auditChanges?: FieldChange[];
+  /** Set by a handler that deleted something: its name, which the registry no longer knows. */
+  auditNames?: Record<string, string>;
   /** The request body's relay (body/drain.ts), for handlers that read a large body directly. */
   bodyRelay?: BodyRelay;
   /** The body as read during authentication (middleware/auth-extras.ts): its value, or its refusal for later. */

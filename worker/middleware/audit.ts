@@ -110,6 +110,7 @@ export function auditTrail(op: OperationDef): MiddlewareHandler<AppEnv> {
           clientAddress: c.get('clientIp'),
           outcome: item.outcome,
           requestId: c.get('requestId'),
+          ...(item.names && { names: item.names }),
         }));
         if (entries.length > 0) await registry(c.env).recordAudits(entries);
       } else
@@ -121,6 +122,8 @@ export function auditTrail(op: OperationDef): MiddlewareHandler<AppEnv> {
           clientAddress: c.get('clientIp'),
           outcome,
           requestId: c.get('requestId'),
+          names: c.get('auditNames') ?? {},
+          changes: failure === undefined ? (c.get('auditChanges') ?? []) : [],
         });
     } catch (error) {
       // The action has happened (or failed) either way; its answer is not withheld for the log.

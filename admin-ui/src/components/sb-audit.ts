@@ -1,12 +1,13 @@
-import { localized, msg } from '@lit/localize';
+import { localized, msg, str } from '@lit/localize';
 import { css, html, LitElement } from 'lit';
 import { customElement, state } from 'lit/decorators.js';
 import { type AuditEntry, call, type QueryOf } from '../api.js';
 import { AUDIT_ACTIONS, actionLabel } from '../lib/audit-actions.js';
+import { AUDIT_EXPORT_MAX, auditCsv } from '../lib/audit-csv.js';
 import { formatTime } from '../lib/format.js';
 import { type LoadFailure, renderFailure, renderLoading } from '../load-state.js';
 import { currentLocale } from '../localization.js';
-import { errorCodeText } from '../server-text.js';
+import { errorCodeText, fieldLabel } from '../server-text.js';
 import { shared } from '../styles/shared.js';
 
 type Filter = Omit<QueryOf<'listAuditLog'>, 'cursor' | 'limit'>;
@@ -22,8 +23,10 @@ const text = (value: FormDataEntryValue | null) =>
   typeof value === 'string' && value.trim() ? value.trim() : undefined;
 
 /**
- * The audit log: what administrators did, when, from where and with what outcome, newest first,
- * filtered by administrator, action, target ID and time, a page at a time (docs/audit-log.md).
+ * The audit log: what administrators did, to what (names beside IDs) and how (each changed
+ * field's old and new value), when, from where and with what outcome, newest first, filtered by
+ * administrator, action, target ID and time, a page at a time, and exported as CSV under the same
+ * filters (docs/audit-log.md).
  */
 @localized()
 @customElement('sb-audit')
@@ -44,6 +47,14 @@ export class SbAudit extends LitElement {
       .targets {
         overflow-wrap: anywhere;
       }
+      .targets .id {
+        font-size: 0.8rem;
+      }
+      ul.plain {
+        list-style: none;
+        margin: 0;
+        padding: 0;
+      }
       /* An address broken mid-way reads as two addresses. */
       td.address {
         white-space: nowrap;
@@ -56,6 +67,8 @@ export class SbAudit extends LitElement {
   @state() private next: string | null = null;
   @state() private loaded = false;
   @state() private failure: LoadFailure | null = null;
+  @state() private exporting = false;
+  @state() private exported = '';
   private filter: Filter = {};
 
   override connectedCallback(): void {
@@ -97,6 +110,59 @@ export class SbAudit extends LitElement {
     await this.load(false);
   }
 
+  /** Every entry under the current filters (up to AUDIT_EXPORT_MAX), downloaded as one CSV file. */
+  private async exportCsv(): Promise<void> {
+    this.exporting = true;
+    this.exported = '';
+    try {
+      const entries: AuditEntry[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await call('listAuditLog', { query: { ...this.filter, limit: 200, cursor } });
+        entries.push(...page.entries);
+        cursor = page.next_cursor ?? undefined;
+      } while (cursor && entries.length < AUDIT_EXPORT_MAX);
+      const kept = entries.slice(0, AUDIT_EXPORT_MAX);
+      const url = URL.createObjectURL(new Blob([auditCsv(kept)], { type: 'text/csv' }));
+      const link = document.createElement('a');
+      link.href = url;
+      link.download = `switchboard-audit-${new Date().toISOString().slice(0, 10)}.csv`;
+      link.click();
+      setTimeout(() => URL.revokeObjectURL(url), 60_000);
+      const n = kept.length;
+      this.exported =
+        cursor && entries.length >= AUDIT_EXPORT_MAX
+          ? msg(str`Exported the newest ${n} entries; narrow the filters for older ones.`)
+          : msg(str`Entries exported: ${n}.`);
+    } catch (error) {
+      this.failure = { error, retry: () => this.exportCsv() };
+    } finally {
+      this.exporting = false;
+    }
+  }
+
+  private targets(e: AuditEntry) {
+    return html`<ul class="plain">
+      ${e.targets.map((id) => {
+        const name = e.names[id];
+        return name === undefined
+          ? html`<li class="mono">${id}</li>`
+          : html`<li><span>${name}</span> <span class="mono muted id">${id}</span></li>`;
+      })}
+    </ul>`;
+  }
+
+  private changes(e: AuditEntry) {
+    if (e.changes.length === 0) return '';
+    return html`<ul class="plain">
+      ${e.changes.map(
+        (c) => html`<li>
+          ${fieldLabel(c.field)}: <span class="mono">${c.old ?? ''}</span> → <span class="mono">${c.new ?? ''}</span>
+        </li>`,
+      )}
+    </ul>`;
+  }
+
   override render() {
     const locale = currentLocale();
     return html`<h1>${msg('Audit log')}</h1>
@@ -129,7 +195,11 @@ export class SbAudit extends LitElement {
           <input id="until" name="until" type="datetime-local" />
         </div>
         <button class="primary" type="submit">${msg('Apply filters')}</button>
+        <button type="button" data-testid="audit-export" ?disabled=${this.exporting} @click=${this.exportCsv}>
+          ${msg('Export CSV')}
+        </button>
       </form>
+      <p role="status" aria-live="polite" class="muted">${this.exported}</p>
       ${this.failure ? renderFailure(msg('The audit log could not be loaded.'), this.failure.error, this.failure.retry) : ''}
       ${
         !this.loaded
@@ -145,6 +215,7 @@ export class SbAudit extends LitElement {
                   <th scope="col">${msg('Administrator')}</th>
                   <th scope="col">${msg('Action')}</th>
                   <th scope="col">${msg('Targets')}</th>
+                  <th scope="col">${msg('Changes')}</th>
                   <th scope="col">${msg('Address')}</th>
                   <th scope="col">${msg('Outcome')}</th>
                   <th scope="col">${msg('Request ID')}</th>
@@ -156,7 +227,8 @@ export class SbAudit extends LitElement {
                     <td data-label=${msg('Time')}>${formatTime(e.at, locale)}</td>
                     <td data-label=${msg('Administrator')}>${e.admin ?? html`<span class="muted">${msg('unknown')}</span>`}</td>
                     <td data-label=${msg('Action')}>${actionLabel(e.action)}</td>
-                    <td data-label=${msg('Targets')} class="mono targets">${e.targets.join(', ')}</td>
+                    <td data-label=${msg('Targets')} class="targets">${this.targets(e)}</td>
+                    <td data-label=${msg('Changes')} class="changes">${this.changes(e)}</td>
                     <td data-label=${msg('Address')} class="mono address">${e.client_address}</td>
                     <td data-label=${msg('Outcome')}>
                       ${

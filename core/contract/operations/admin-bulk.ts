@@ -21,6 +21,7 @@ export type BulkAgentAction = (typeof BULK_AGENT_ACTIONS)[number];
 export const BulkAgentResult = z
   .object({
     agent_id: AgentId,
+    name: z.string().optional().openapi({ description: 'The agent’s name (when it had one: not for an unknown ID).' }),
     status: z.enum(['done', 'pending', 'rejected']).openapi({
       description:
         'done: in force; pending: saved, and being pushed to the agent (retried until it lands); rejected: nothing changed for this agent (see error).',

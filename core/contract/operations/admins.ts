@@ -158,6 +158,15 @@ export const endAdminSession = defineOperation({
 
 // The audit log
 
+/** One field an administrator's action changed; values as short text (lists joined with ", "). */
+export const AuditChange = z
+  .object({
+    field: z.string().openapi({ description: 'The field: a settings key, or an agent or host field.' }),
+    old: z.string().nullable(),
+    new: z.string().nullable(),
+  })
+  .openapi('AuditChange');
+
 export const AuditEntry = z
   .object({
     id: z.number().int(),
@@ -178,6 +187,16 @@ export const AuditEntry = z
           'for one account within an hour, between `at` and `last_at` (throttled attempts are not counted).',
       }),
     last_at: Timestamp.openapi({ description: 'The latest request counted; `at` for a single entry.' }),
+    names: z.record(z.string(), z.string()).openapi({
+      description:
+        'The name of each target that had one when the entry was written (agents, hosts; a deleted ' +
+        'agent or host by the name it had), by ID. Empty when none had.',
+    }),
+    changes: z.array(AuditChange).openapi({
+      description:
+        'What the action changed, field by field: old and new value, for settings, agent and host ' +
+        'changes. Empty for other actions and for a change that changed nothing.',
+    }),
   })
   .openapi('AuditEntry');
 
