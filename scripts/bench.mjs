@@ -896,6 +896,11 @@ ${(r.metricsOverhead ?? [])
   )
   .join('\n')}
 
+A negative figure is no saving: the middleware only adds work. The runs of one path differ by
+up to about 15 % on this shared two-core box (the client shares the cores and the machine's other
+load drifts), so what the table shows is that the middleware's cost is below what this bench can
+resolve here, not its size.
+
 ### Remote MCP against HTTP
 
 The same operation as a tool call of \`/mcp\` (one JSON-RPC \`tools/call\` per request, stateless, answered
