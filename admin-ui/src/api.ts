@@ -190,10 +190,13 @@ async function collect<T>(page: (cursor: string | undefined) => Promise<{ items:
   return all;
 }
 
-export function listAllHosts(): Promise<Host[]> {
+/** A host with the number of agents registered on it (the server counts them: no agent list needed). */
+export type HostWithCount = Host & { agent_count: number };
+
+export function listAllHosts(): Promise<HostWithCount[]> {
   return collect(async (cursor) => {
     const r = await call('listHosts', { query: { cursor } });
-    return { items: r.hosts, next: r.next_cursor };
+    return { items: r.hosts.map((h) => ({ ...h, agent_count: r.agent_counts[h.host_id] ?? 0 })), next: r.next_cursor };
   });
 }
 

@@ -15,6 +15,7 @@ import type { Env } from '../../core/env.js';
 import { issueApiKey, keyPrefix, pepperOf } from '../../core/lib/api-key.js';
 import type { AgentView, BulkAgentResultView } from '../../core/rpc.js';
 import { iso } from '../shared/database.js';
+import { chunks } from '../shared/in-chunks.js';
 import { recordDeletion, refuseOwner } from './agent-deletion.js';
 import type { AgentSnapshot } from './agent-snapshot.js';
 import type { AgentSyncOutbox } from './agent-sync-outbox.js';
@@ -33,15 +34,6 @@ export interface ImportedAgent {
   agent: AgentView;
   api_key: string;
   pending: boolean;
-}
-
-/** Bound parameters per statement stay well under the platform's limit. */
-const IN_CHUNK = 50;
-
-function chunks<T>(items: readonly T[], size = IN_CHUNK): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
-  return out;
 }
 
 function refusal(error: unknown): BulkAgentResultView['error'] {

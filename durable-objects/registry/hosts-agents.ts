@@ -5,7 +5,7 @@
  * `snapshot.changing`, which drops the in-memory copy that getAgents and the directory read
  * (agent-snapshot.ts); a write that skipped it would leave those two answering stale rows.
  */
-import { and, asc, eq, gt, isNotNull, notLike, or, type SQL, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, inArray, isNotNull, notLike, or, type SQL, sql } from 'drizzle-orm';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import { ApiError } from '../../core/contract/errors.js';
 import type { Env } from '../../core/env.js';
@@ -15,6 +15,7 @@ import { decodeCursor, encodeCursor } from '../../core/lib/cursor.js';
 import { canonicalIp } from '../../core/lib/ip.js';
 import type { AgentView, DirectoryEntryView, HostView } from '../../core/rpc.js';
 import { iso } from '../shared/database.js';
+import { chunks } from '../shared/in-chunks.js';
 import { type AgentListQuery, listAgentsPage } from './agent-list.js';
 import type { AgentSnapshot } from './agent-snapshot.js';
 import type { AgentSyncOutbox } from './agent-sync-outbox.js';
@@ -122,7 +123,7 @@ export class HostsAndAgents {
   async listHosts(
     cursor: string | undefined,
     limit: number,
-  ): Promise<{ hosts: HostView[]; next_cursor: string | null }> {
+  ): Promise<{ hosts: HostView[]; next_cursor: string | null; agent_counts: Record<string, number> }> {
     const rows = this.db
       .select()
       .from(schema.hosts)
@@ -131,7 +132,18 @@ export class HostsAndAgents {
       .limit(limit + 1)
       .all();
     const { page, next_cursor } = pageOf(rows, limit, (row) => [row.name, row.hostId]);
-    return { hosts: page.map(hostView), next_cursor };
+    const agent_counts: Record<string, number> = Object.fromEntries(page.map((h) => [h.hostId, 0]));
+    // The page's hosts only (a page is at most max_page_size), each counted on the (host, name) index.
+    for (const part of chunks(page.map((h) => h.hostId))) {
+      const counted = this.db
+        .select({ hostId: schema.agents.hostId, n: sql<number>`count(*)` })
+        .from(schema.agents)
+        .where(inArray(schema.agents.hostId, part))
+        .groupBy(schema.agents.hostId)
+        .all();
+      for (const { hostId, n } of counted) agent_counts[hostId] = n;
+    }
+    return { hosts: page.map(hostView), next_cursor, agent_counts };
   }
 
   async getHost(hostId: string): Promise<HostView> {

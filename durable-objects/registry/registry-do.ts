@@ -167,7 +167,10 @@ export class RegistryDO extends DurableObject<Env> {
 
   // Hosts and agents (hosts-agents.ts)
 
-  listHosts(cursor: string | undefined, limit: number): Promise<{ hosts: HostView[]; next_cursor: string | null }> {
+  listHosts(
+    cursor: string | undefined,
+    limit: number,
+  ): Promise<{ hosts: HostView[]; next_cursor: string | null; agent_counts: Record<string, number> }> {
     return this.hostsAndAgents.listHosts(cursor, limit);
   }
 

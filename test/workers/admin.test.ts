@@ -67,6 +67,18 @@ describe('administrator sessions', () => {
     expect(asAgent.status).toBe(401);
   });
 
+  it('lists hosts with the number of agents on each, counted by the server', async () => {
+    const cookie = await adminCookie();
+    const busy = await createHost(cookie, ['10.0.0.1'], 'busy');
+    const idle = await createHost(cookie, ['10.0.0.2'], 'idle');
+    for (let i = 0; i < 3; i++) await createAgent(cookie, busy.host_id);
+    const listed = await call('GET', '/admin/hosts', { cookie });
+    expect(listed.body.agent_counts).toEqual({ [busy.host_id]: 3, [idle.host_id]: 0 });
+    // Each page counts its own hosts only.
+    const first = await call('GET', '/admin/hosts?limit=1', { cookie });
+    expect(first.body.agent_counts).toEqual({ [busy.host_id]: 3 });
+  });
+
   it('creates the first administrator once with the setup token', async () => {
     expect((await call('GET', '/admin/setup')).body).toEqual({ needs_setup: true });
     const token = await registry().issueSetupToken();

@@ -2,7 +2,7 @@ import { localized, msg, str } from '@lit/localize';
 import { Task } from '@lit/task';
 import { html, LitElement } from 'lit';
 import { customElement, query, state } from 'lit/decorators.js';
-import { type Agent, call, type Host, listAllAgents, listAllHosts } from '../api.js';
+import { call, type Host, type HostWithCount, listAllHosts } from '../api.js';
 import { failureText } from '../failure-text.js';
 import { renderLoad } from '../load-state.js';
 import { addressText, nameText } from '../render-names.js';
@@ -19,14 +19,8 @@ import './sb-host-dialog.js';
 export class SbHosts extends LitElement {
   static override styles = [shared];
 
-  /** Hosts and agents (for the per-host count), loaded together; re-run after every change. */
-  private readonly task = new Task(this, {
-    task: async () => {
-      const [hosts, agents] = await Promise.all([listAllHosts(), listAllAgents()]);
-      return { hosts, agents };
-    },
-    args: () => [],
-  });
+  /** The hosts, each with its agent count from the server; re-run after every change. */
+  private readonly task = new Task(this, { task: () => listAllHosts(), args: () => [] });
   /** An action's refusal; a failed load is the task's. */
   @state() private error = '';
   @query('sb-host-dialog') private dialog!: SbHostDialog;
@@ -64,14 +58,13 @@ export class SbHosts extends LitElement {
       ${renderLoad(
         this.task,
         () => msg('The hosts could not be loaded.'),
-        ({ hosts, agents }) => this.table(hosts, agents),
+        (hosts) => this.table(hosts),
       )}
-      <sb-host-dialog .hosts=${this.task.value?.hosts ?? []} @sb-saved=${this.saved}></sb-host-dialog>
+      <sb-host-dialog .hosts=${this.task.value ?? []} @sb-saved=${this.saved}></sb-host-dialog>
       <sb-confirm></sb-confirm>`;
   }
 
-  private table(hosts: Host[], agents: Agent[]) {
-    const agentCount = (hostId: string) => agents.filter((a) => a.host_id === hostId).length;
+  private table(hosts: HostWithCount[]) {
     return hosts.length === 0
       ? html`<p class="muted">${msg('No hosts yet. Add the first machine your agents run on.')}</p>`
       : html`<table class="stack">
@@ -92,7 +85,7 @@ export class SbHosts extends LitElement {
                     <td data-label=${msg('IP addresses')} class="mono">${host.addresses.map((a) => html`<div>${addressText(a)}</div>`)}</td>
                     <td data-label=${msg('Operating system')}>${host.os}</td>
                     <td data-label=${msg('Description')}>${host.description}</td>
-                    <td data-label=${msg('Agents')}>${agentCount(host.host_id)}</td>
+                    <td data-label=${msg('Agents')}>${host.agent_count}</td>
                     <td>
                       <div class="actions">
                         <button type="button" @click=${() => this.dialog.open(host)} aria-label=${msg(str`Edit host ${host.name}`)}>

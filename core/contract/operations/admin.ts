@@ -125,7 +125,13 @@ export const listHosts = defineOperation({
   summary: 'List registered hosts',
   tags,
   query: z.object({ cursor: Cursor, limit: PageLimit }),
-  response: z.object({ hosts: z.array(Host), next_cursor: z.string().nullable() }),
+  response: z.object({
+    hosts: z.array(Host),
+    next_cursor: z.string().nullable(),
+    agent_counts: z.record(z.string(), z.number().int().min(0)).openapi({
+      description: 'How many agents are registered on each listed host, by host_id (so a list needs no agent list).',
+    }),
+  }),
   errors: ADMIN_ERRORS,
   cli: { command: 'admin hosts list' },
   mcp: false,
