@@ -4,11 +4,10 @@
  * and became, not only that something changed. Values become short text, so the log stays one
  * shape whatever the field; a list (a host's addresses) is joined with ", ".
  */
-export interface FieldChange {
-  field: string;
-  old: string | null;
-  new: string | null;
-}
+import type { z } from '@hono/zod-openapi';
+import type { AuditChange } from '../contract/operations/admins.js';
+
+export type FieldChange = z.infer<typeof AuditChange>;
 
 type Value = string | number | boolean | null | undefined | readonly string[];
 
