@@ -178,7 +178,7 @@ export type AdminGroup = ResponseOf<'adminListGroups'>['groups'][number];
 export type AdminChannel = ResponseOf<'listAdminChannels'>['channels'][number];
 export type AdminMessage = ResponseOf<'listAdminChannelMessages'>['messages'][number];
 
-/** Pages through a whole admin list (hosts and agents are few enough for the console to hold). */
+/** Pages through a whole admin list (hosts are few enough for the console to hold; agents are asked for as needed). */
 async function collect<T>(page: (cursor: string | undefined) => Promise<{ items: T[]; next: string | null }>) {
   const all: T[] = [];
   let cursor: string | undefined;
@@ -197,14 +197,6 @@ export function listAllHosts(): Promise<HostWithCount[]> {
   return collect(async (cursor) => {
     const r = await call('listHosts', { query: { cursor } });
     return { items: r.hosts.map((h) => ({ ...h, agent_count: r.agent_counts[h.host_id] ?? 0 })), next: r.next_cursor };
-  });
-}
-
-export function listAllAgents(): Promise<Agent[]> {
-  return collect(async (cursor) => {
-    // The largest page the server allows (capped by max_page_size): fewer round trips for a fleet.
-    const r = await call('listAgents', { query: { cursor, limit: 1000 } });
-    return { items: r.agents, next: r.next_cursor };
   });
 }
 

@@ -32,10 +32,3 @@ export interface LoadFailure {
   error: unknown;
   retry: () => unknown;
 }
-
-/** The agent list a view loads only to name IDs and pick agents: its failure, or nothing. */
-export function renderAgentsFailure(task: Task<readonly unknown[], unknown>) {
-  return task.status === TaskStatus.ERROR
-    ? renderFailure(msg('The agents could not be loaded.'), task.error, () => task.run())
-    : '';
-}

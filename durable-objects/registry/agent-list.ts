@@ -67,16 +67,19 @@ function decode(sort: AgentSort, order: 'asc' | 'desc', cursor: string | undefin
 }
 
 /**
- * The user's text as a substring, ASCII letters folded (what LIKE folds), never a pattern: instr()
- * has no pattern-length limit (LIKE refuses a pattern over 50 bytes here, and escaping doubles
- * `%` and `_`), and `%`, `_` and `\\` are ordinary characters.
+ * Every word of the user's text, in any order, each a substring of the name, display name,
+ * description or host name, or is the whole agent ID ("lab codex" finds codex on gpu-lab; part of
+ * an ID would match every ID's `agt_`), ASCII letters folded (what LIKE folds), never a pattern: instr() has no pattern-length limit (LIKE refuses a pattern over
+ * 50 bytes here, and escaping doubles `%` and `_`), and `%`, `_` and `\\` are ordinary characters.
+ * The text's length cap (FIELD_LIMITS.agent_search) bounds the words, so the work per row too.
  */
 function matching(q: string | undefined): SQL | undefined {
-  const text = q?.trim();
-  if (!text) return undefined;
-  return or(
-    ...[agents.name, agents.displayName, agents.description, hosts.name].map(
-      (column) => sql`instr(lower(${column}), lower(${text})) > 0`,
+  const words = q?.trim().split(/\s+/).filter(Boolean) ?? [];
+  if (words.length === 0) return undefined;
+  const columns = [agents.name, agents.displayName, agents.description, hosts.name];
+  return and(
+    ...words.map((word) =>
+      or(eq(agents.agentId, word), ...columns.map((column) => sql`instr(lower(${column}), lower(${word})) > 0`)),
     ),
   );
 }

@@ -6,7 +6,7 @@
  * translated page. Screenshots go to test-results/screenshots/.
  */
 import { createHash } from 'node:crypto';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Page, Route } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium, newContext, pickAgent, screenshot, signIn, watchPageErrors } from './browser-kit.js';
 import { adminLogin, api, createAgent, createHost, type Server, startServer } from './harness.js';
@@ -87,6 +87,12 @@ describe('the Channels page', () => {
     const context = await newContext(browser);
     const page = await context.newPage();
     const errors = watchPageErrors(page);
+    // The pickers ask the server as the administrator types: no page downloads the agent list.
+    const agentLists: URL[] = [];
+    page.on('request', (r) => {
+      const url = new URL(r.url());
+      if (url.pathname === '/api/v1/admin/agents') agentLists.push(url);
+    });
     await signIn(page, server.url, server.adminPassword as string);
     await page.getByRole('link', { name: 'Channels' }).click();
     await page.getByRole('heading', { level: 1, name: 'Channels' }).waitFor();
@@ -155,6 +161,23 @@ describe('the Channels page', () => {
     await page.getByRole('button', { name: 'Search', exact: true }).click();
     await expect.poll(() => rowIds(page)).toEqual([channels.crew]);
     await screenshot(page, 'channels-groups-filtered');
+    expect(agentLists.length).toBeGreaterThan(0);
+    for (const url of agentLists) expect(url.searchParams.get('limit'), url.search).toBe('50');
+
+    // A failed search says so in the list; typing again asks again.
+    const refuse = (route: Route) => route.fulfill({ status: 500, contentType: 'application/json', body: '{}' });
+    await page.route('**/api/v1/admin/agents?**', refuse);
+    await page.getByRole('combobox', { name: 'Participants', exact: true }).fill('dav');
+    await page.getByText('The agents could not be searched; type again to retry.').waitFor();
+    await page.unroute('**/api/v1/admin/agents?**', refuse);
+    await page.getByRole('combobox', { name: 'Participants', exact: true }).fill('dave');
+    await page.getByRole('option', { name: 'dave', exact: true }).waitFor();
+    await page.getByRole('combobox', { name: 'Participants', exact: true }).fill('');
+
+    // An address with a participant filter, opened as a link, names the agent in its chip.
+    await page.goto(`${server.url}/channels?tab=private&participant=${agents.bob?.id}`);
+    await page.getByRole('button', { name: 'Remove bob' }).waitFor();
+    await expect.poll(() => rowIds(page)).toEqual([channels.ab]);
     expect(errors).toEqual([]);
     await context.close();
   });

@@ -45,6 +45,11 @@ describe('GET /admin/agents: search, sort and paging', () => {
     expect((await pages(cookie, 'q=_')).names).toEqual(['odd_1']);
     expect((await pages(cookie, `q=${encodeURIComponent('%')}`)).names).toEqual(['odd_1']);
     expect((await pages(cookie, `q=gpu&host_id=${office.host_id}`)).names).toEqual(['notes']);
+    // Every word, in any order, in any of the columns; an ID finds its agent.
+    expect((await pages(cookie, `q=${encodeURIComponent('lab trainer')}`)).names).toEqual(['trainer']);
+    expect((await pages(cookie, `q=${encodeURIComponent('office  SCRIBE ')}`)).names).toEqual(['notes']);
+    expect((await pages(cookie, `q=${encodeURIComponent('lab mailer')}`)).names).toEqual([]);
+    expect((await pages(cookie, `q=${described.agent.agent_id}`)).names).toEqual(['notes']);
     // Any text the schema accepts is a substring, never a pattern too long for SQLite's LIKE.
     expect((await pages(cookie, `q=${encodeURIComponent('%'.repeat(200))}`)).names).toEqual([]);
     expect((await pages(cookie, `q=${'x_'.repeat(100)}`)).names).toEqual([]);

@@ -409,6 +409,9 @@ describe('administration', () => {
         { agent_id: p!.id, state: 'pending' },
       ],
     });
+    // The page names its agents itself: the console needs no agent list.
+    const named = Object.fromEntries(all.agents.map((a: { agent_id: string; name: string }) => [a.agent_id, a.name]));
+    expect(named).toEqual({ [o!.id]: 'o', [a!.id]: 'a', [p!.id]: 'p', [x!.id]: 'x' });
     const byOwner = expectOk(await call('GET', `/admin/groups?owner=${x!.id}`, { cookie: w.cookie }));
     expect(byOwner.groups.map((g: { group_id: string }) => g.group_id)).toEqual([other]);
     const byParticipant = expectOk(await call('GET', `/admin/groups?participant=${p!.id}`, { cookie: w.cookie }));

@@ -10,7 +10,11 @@ import type { Handler } from './types.js';
 export const adminListGroupsHandler: Handler<typeof adminListGroups> = async ({ env, input }) => {
   const { limits } = await currentSettings(env);
   const { owner, participant, cursor, limit } = input.query;
-  return groupCatalog(env).list({ owner, participant }, cursor, pageSize(limit, limits.max_page_size));
+  const page = await groupCatalog(env).list({ owner, participant }, cursor, pageSize(limit, limits.max_page_size));
+  // The names of the page's agents in one registry call (a page holds at most max_page_size groups).
+  const ids = new Set(page.groups.flatMap((g) => [g.owner_id, ...g.members.map((m) => m.agent_id)]));
+  const agents = ids.size === 0 ? [] : await registry(env).getAgents([...ids]);
+  return { ...page, agents: agents.map(({ agent_id, name, display_name }) => ({ agent_id, name, display_name })) };
 };
 
 /**

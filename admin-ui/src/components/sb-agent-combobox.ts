@@ -1,6 +1,7 @@
 import { localized, msg, str } from '@lit/localize';
 import { css, html, LitElement, type PropertyValues } from 'lit';
 import { customElement, property, query, state } from 'lit/decorators.js';
+import type { AgentMatches } from '../lib/agent-directory.js';
 import { type AgentChoice, agentMatches, MAX_SHOWN } from '../lib/agent-search.js';
 import { agentLabel } from '../lib/channel-filters.js';
 import { formatCount } from '../lib/format.js';
@@ -14,7 +15,10 @@ let nextId = 0;
  * listbox popup. The focus stays in the text box; aria-activedescendant names the highlighted
  * option; Down/Up move, Enter picks, Escape closes (and, when already closed, restores the text of
  * the current choice). Only the first MAX_SHOWN matches are rendered, so a fleet of thousands
- * costs no more than a short list. Fires `sb-change` with the agent ID, or '' when cleared.
+ * costs no more than a short list. With `search`, the matches come from the server as the
+ * administrator types (debounced, the latest answer wins), and `agents` only names the agents the
+ * page knows already (the current choice); without it, `agents` is the whole list, matched here.
+ * Fires `sb-change` with the agent ID, or '' when cleared.
  */
 @localized()
 @customElement('sb-agent-combobox')
@@ -64,6 +68,10 @@ export class SbAgentCombobox extends LitElement {
   /** Shown in the empty box: what no choice means here ('Any owner', 'Choose an agent'). */
   @property() placeholder = '';
   @property({ attribute: false }) agents: readonly AgentChoice[] = [];
+  /** The server's matches for typed text (lib/agent-directory.ts searchAgents); see the class comment. */
+  @property({ attribute: false }) search: ((text: string) => Promise<AgentMatches>) | undefined;
+  /** Agents never offered (those already in a list being built). */
+  @property({ attribute: false }) exclude: readonly string[] = [];
   /** The chosen agent ID ('' for none). */
   @property() value = '';
   /** Keep the box empty after a pick (adding to a list rather than choosing one value). */
@@ -72,11 +80,53 @@ export class SbAgentCombobox extends LitElement {
   @state() private text = '';
   @state() private open = false;
   @state() private active = -1;
+  /** The server's answer for `remoteText`; null until the first one. */
+  @state() private remote: AgentMatches | null = null;
+  /** The last search failed (shown in the list; typing again asks again). */
+  @state() private searchFailed = false;
+  private remoteText: string | null = null;
+  private searchTimer: ReturnType<typeof setTimeout> | undefined;
+  private searchGeneration = 0;
+  /** Agents the server offered here, so a picked one keeps its name. */
+  private readonly seen = new Map<string, AgentChoice>();
   @query('input') private input!: HTMLInputElement;
   private readonly uid = `combo-${nextId++}`;
 
   private get names(): ReadonlyMap<string, AgentChoice> {
-    return new Map(this.agents.map((a) => [a.agent_id, a]));
+    const names = new Map(this.seen);
+    for (const a of this.agents) names.set(a.agent_id, a);
+    return names;
+  }
+
+  /** Asks the server for `text`'s matches after a short pause in typing; a newer ask wins. */
+  private requestMatches(text: string): void {
+    if (!this.search || text === this.remoteText) return;
+    clearTimeout(this.searchTimer);
+    const generation = ++this.searchGeneration;
+    this.searchTimer = setTimeout(async () => {
+      try {
+        const answer = await this.search?.(text);
+        if (!answer || generation !== this.searchGeneration) return;
+        for (const a of answer.agents) this.seen.set(a.agent_id, a);
+        this.remoteText = text;
+        this.remote = answer;
+        this.searchFailed = false;
+        if (this.open && this.active === -1 && text.trim()) this.active = 0;
+      } catch {
+        // Said in the list; typing again asks again.
+        if (generation === this.searchGeneration) this.searchFailed = true;
+      }
+    }, 150);
+  }
+
+  /** The names of an agent this box knows (offered by the server or given in `agents`). */
+  choiceOf(agentId: string): AgentChoice | undefined {
+    return this.names.get(agentId);
+  }
+
+  override disconnectedCallback(): void {
+    super.disconnectedCallback();
+    clearTimeout(this.searchTimer);
   }
 
   private labelOf(agentId: string): string {
@@ -90,10 +140,21 @@ export class SbAgentCombobox extends LitElement {
     if (changed.has('agents') && this.open && this.active === -1 && this.text.trim()) this.active = 0;
   }
 
-  private found(): { shown: AgentChoice[]; total: number } {
-    const typed = this.text === this.labelOf(this.value) ? '' : this.text;
-    const all = this.agents.filter((a) => agentMatches(a, typed));
-    return { shown: all.slice(0, MAX_SHOWN), total: all.length };
+  /** What the box searches for: nothing while it shows the current choice. */
+  private typed(): string {
+    return this.text === this.labelOf(this.value) ? '' : this.text;
+  }
+
+  private found(): { shown: AgentChoice[]; total: number; loading: boolean } {
+    const excluded = new Set(this.exclude);
+    if (this.search) {
+      const answer = this.remote ?? { agents: [], total: 0 };
+      const shown = answer.agents.filter((a) => !excluded.has(a.agent_id)).slice(0, MAX_SHOWN);
+      const hidden = answer.agents.length - shown.length;
+      return { shown, total: Math.max(shown.length, answer.total - hidden), loading: this.remoteText !== this.typed() };
+    }
+    const all = this.agents.filter((a) => !excluded.has(a.agent_id) && agentMatches(a, this.typed()));
+    return { shown: all.slice(0, MAX_SHOWN), total: all.length, loading: false };
   }
 
   private pick(agentId: string): void {
@@ -107,6 +168,7 @@ export class SbAgentCombobox extends LitElement {
 
   private onInput(event: Event): void {
     this.text = (event.target as HTMLInputElement).value;
+    this.requestMatches(this.typed());
     this.open = true;
     this.active = this.text.trim() ? 0 : -1;
     // Emptying the box is how a choice is cleared.
@@ -114,6 +176,7 @@ export class SbAgentCombobox extends LitElement {
   }
 
   private onKeyDown(event: KeyboardEvent): void {
+    if (!this.open && (event.key === 'ArrowDown' || event.key === 'ArrowUp')) this.requestMatches(this.typed());
     const { shown } = this.found();
     switch (event.key) {
       case 'ArrowDown':
@@ -167,7 +230,7 @@ export class SbAgentCombobox extends LitElement {
   }
 
   override render() {
-    const { shown, total } = this.found();
+    const { shown, total, loading } = this.found();
     const expanded = this.open && !this.disabled;
     const activeId = expanded && this.active >= 0 ? `${this.uid}-opt-${this.active}` : '';
     const locale = currentLocale();
@@ -188,7 +251,10 @@ export class SbAgentCombobox extends LitElement {
         ?disabled=${this.disabled}
         @input=${this.onInput}
         @keydown=${this.onKeyDown}
-        @click=${() => (this.open = true)}
+        @click=${() => {
+          this.open = true;
+          this.requestMatches(this.typed());
+        }}
         @blur=${this.onBlur}
       />
       <ul id="${this.uid}-list" role="listbox" aria-label=${this.label} ?hidden=${!expanded}>
@@ -205,13 +271,17 @@ export class SbAgentCombobox extends LitElement {
           </li>`,
         )}
         ${
-          total === 0
-            ? html`<li class="more muted" role="presentation">${msg('No agent matches.')}</li>`
-            : total > shown.length
-              ? html`<li class="more muted" role="presentation">
+          this.searchFailed
+            ? html`<li class="more error" role="presentation">${msg('The agents could not be searched; type again to retry.')}</li>`
+            : loading && shown.length === 0
+              ? html`<li class="more muted" role="presentation">${msg('Searching…')}</li>`
+              : total === 0
+                ? html`<li class="more muted" role="presentation">${msg('No agent matches.')}</li>`
+                : total > shown.length
+                  ? html`<li class="more muted" role="presentation">
                   ${msg(str`${formatCount(shown.length, locale)} of ${formatCount(total, locale)} shown; type to narrow.`)}
                 </li>`
-              : ''
+                  : ''
         }
       </ul>
       <p class="hint" id="${this.uid}-hint">${this.hint}</p>`;

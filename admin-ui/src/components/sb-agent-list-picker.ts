@@ -1,8 +1,9 @@
 import { localized, msg, str } from '@lit/localize';
 import { css, html, LitElement } from 'lit';
 import { customElement, property } from 'lit/decorators.js';
-import type { Agent } from '../api.js';
 import { icons } from '../icons.js';
+import type { AgentMatches } from '../lib/agent-directory.js';
+import type { AgentChoice } from '../lib/agent-search.js';
 import { agentLabel } from '../lib/channel-filters.js';
 import { shared } from '../styles/shared.js';
 import type { SbAgentCombobox } from './sb-agent-combobox.js';
@@ -49,13 +50,21 @@ export class SbAgentListPicker extends LitElement {
 
   @property() label = '';
   @property() hint = '';
-  @property({ attribute: false }) agents: readonly Agent[] = [];
+  /** The agents this page can name (with `search`: those known already; without: every agent). */
+  @property({ attribute: false }) agents: readonly AgentChoice[] = [];
+  /** The server's matches for typed text (sb-agent-combobox `search`). */
+  @property({ attribute: false }) search: ((text: string) => Promise<AgentMatches>) | undefined;
   @property({ attribute: false }) selected: readonly string[] = [];
   /** The most agents that can be picked (a private channel has two participants). */
   @property({ type: Number }) max = Number.POSITIVE_INFINITY;
 
+  /** Agents picked here from the server's matches: their names, before the page knows them. */
+  private readonly picked = new Map<string, AgentChoice>();
+
   private get names() {
-    return new Map(this.agents.map((a) => [a.agent_id, a]));
+    const names = new Map(this.picked);
+    for (const a of this.agents) names.set(a.agent_id, a);
+    return names;
   }
 
   private emit(selected: string[]): void {
@@ -64,6 +73,8 @@ export class SbAgentListPicker extends LitElement {
 
   private add(agentId: string): void {
     if (!agentId || this.selected.includes(agentId) || this.selected.length >= this.max) return;
+    const choice = this.renderRoot.querySelector<SbAgentCombobox>('sb-agent-combobox')?.choiceOf(agentId);
+    if (choice) this.picked.set(agentId, choice);
     this.emit([...this.selected, agentId]);
   }
 
@@ -76,12 +87,13 @@ export class SbAgentListPicker extends LitElement {
   override render() {
     const names = this.names;
     const full = this.selected.length >= this.max;
-    const available = this.agents.filter((a) => !this.selected.includes(a.agent_id));
     return html`<sb-agent-combobox
         .label=${this.label}
         .hint=${full ? msg('The list is full; remove an agent to pick another.') : this.hint}
         .placeholder=${msg('Type to find an agent')}
-        .agents=${available}
+        .agents=${this.agents}
+        .search=${this.search}
+        .exclude=${this.selected}
         clearOnPick
         ?disabled=${full}
         @sb-change=${(e: CustomEvent<string>) => {

@@ -1,9 +1,10 @@
 import { localized, msg, str } from '@lit/localize';
-import { Task } from '@lit/task';
 import { css, html, LitElement } from 'lit';
 import { customElement, state } from 'lit/decorators.js';
-import { type AdminChannel, type Agent, call, listAllAgents, type QueryOf } from '../api.js';
+import { type AdminChannel, call, type QueryOf } from '../api.js';
 import { icons } from '../icons.js';
+import { agentsByIds, searchAgents } from '../lib/agent-directory.js';
+import type { AgentChoice } from '../lib/agent-search.js';
 import {
   type ChannelFilters,
   type ChannelTab,
@@ -18,7 +19,7 @@ import {
 import { formatCount, formatTime } from '../lib/format.js';
 import { followLink, rememberChannelList } from '../lib/navigate.js';
 import { pathFor } from '../lib/route.js';
-import { type LoadFailure, renderAgentsFailure, renderFailure } from '../load-state.js';
+import { type LoadFailure, renderFailure } from '../load-state.js';
 import { currentLocale } from '../localization.js';
 import { shared } from '../styles/shared.js';
 import './sb-agent-list-picker.js';
@@ -124,8 +125,11 @@ export class SbChannels extends LitElement {
 
   @state() private filters: ChannelFilters = filtersFromSearch(location.search);
   @state() private draft = this.filters.text;
-  /** Every agent, to show names for IDs and to pick participants from. */
-  private readonly agentsTask = new Task(this, { task: () => listAllAgents(), args: () => [] });
+  /**
+   * The agents this page can name: the filters' chosen ones (looked up by ID) and every
+   * participant of the channels shown. The pickers ask the server as the administrator types.
+   */
+  @state() private known: readonly AgentChoice[] = [];
   @state() private channels: AdminChannel[] = [];
   @state() private next: string | null = null;
   @state() private scanned = 0;
@@ -141,10 +145,28 @@ export class SbChannels extends LitElement {
     super.connectedCallback();
     rememberChannelList(pathFor('channels') + filtersToSearch(this.filters));
     void this.load();
+    void this.nameFilterAgents();
   }
 
-  private get agents(): Agent[] {
-    return this.agentsTask.value ?? [];
+  private get agents(): readonly AgentChoice[] {
+    return this.known;
+  }
+
+  private remember(agents: readonly AgentChoice[]): void {
+    const known = new Map(this.known.map((a) => [a.agent_id, a]));
+    let added = false;
+    for (const a of agents) {
+      if (!known.has(a.agent_id)) added = true;
+      known.set(a.agent_id, a);
+    }
+    if (added) this.known = [...known.values()];
+  }
+
+  /** Names for the filters' agents that this page has not met yet (an address opened as a link). */
+  private async nameFilterAgents(): Promise<void> {
+    const known = new Set(this.known.map((a) => a.agent_id));
+    const ids = [...this.filters.participants, this.filters.owner].filter((id) => id && !known.has(id));
+    if (ids.length > 0) this.remember(await agentsByIds(ids));
   }
 
   private apply(filters: ChannelFilters): void {
@@ -174,6 +196,13 @@ export class SbChannels extends LitElement {
       const page = await call('listAdminChannels', { query: built.query as QueryOf<'listAdminChannels'> });
       if (generation !== this.generation) return;
       this.channels = more ? [...this.channels, ...page.channels] : page.channels;
+      this.remember(
+        page.channels.flatMap((c) =>
+          c.participants.flatMap((p) =>
+            p.name === null ? [] : [{ agent_id: p.agent_id, name: p.name, display_name: p.display_name ?? p.name }],
+          ),
+        ),
+      );
       this.scanned = (more ? this.scanned : 0) + page.scanned;
       this.next = page.next_cursor;
       this.error = '';
@@ -239,6 +268,7 @@ export class SbChannels extends LitElement {
             : msg('Only groups that include every agent listed: members, invitees or former members.')
         }
         .agents=${this.agents}
+        .search=${searchAgents}
         .selected=${this.filters.participants}
         .max=${tab === 'private' ? MAX_PRIVATE_PARTICIPANTS : MAX_PARTICIPANT_FILTER}
         @sb-change=${(e: CustomEvent<string[]>) => this.apply({ ...this.filters, participants: e.detail })}
@@ -250,6 +280,7 @@ export class SbChannels extends LitElement {
               .label=${msg('Owner')}
               .placeholder=${msg('Any owner')}
               .agents=${this.agents}
+              .search=${searchAgents}
               .value=${this.filters.owner}
               @sb-change=${(e: CustomEvent<string>) => this.apply({ ...this.filters, owner: e.detail })}
             ></sb-agent-combobox>`
@@ -409,7 +440,6 @@ export class SbChannels extends LitElement {
         ${this.filterForm()}
         <p class="status-line muted" role="status" aria-live="polite">${this.statusLine()}</p>
         ${this.error ? html`<p class="notice error" role="alert">${this.error}</p>` : ''}
-        ${renderAgentsFailure(this.agentsTask)}
         ${this.failure ? renderFailure(msg('The channels could not be loaded.'), this.failure.error, this.failure.retry) : ''}
         ${
           this.loaded && this.channels.length === 0

@@ -1,16 +1,17 @@
 import { localized, msg, str } from '@lit/localize';
-import { Task } from '@lit/task';
 import { css, html, LitElement } from 'lit';
 import { customElement, query, state } from 'lit/decorators.js';
-import { type AdminGroup, type Agent, call, listAllAgents } from '../api.js';
+import { type AdminGroup, call } from '../api.js';
 import { failureText } from '../failure-text.js';
 import { icons } from '../icons.js';
+import { searchAgents } from '../lib/agent-directory.js';
+import type { AgentChoice } from '../lib/agent-search.js';
 import { agentLabel } from '../lib/channel-filters.js';
 import { formatTime } from '../lib/format.js';
 import { followLink } from '../lib/navigate.js';
 import { pathFor } from '../lib/route.js';
 import { nameClass } from '../lib/wrap.js';
-import { type LoadFailure, renderAgentsFailure, renderFailure, renderLoading } from '../load-state.js';
+import { type LoadFailure, renderFailure, renderLoading } from '../load-state.js';
 import { currentLocale } from '../localization.js';
 import { shared } from '../styles/shared.js';
 import { toast } from '../toast.js';
@@ -55,8 +56,8 @@ export class SbGroups extends LitElement {
   ];
 
   @state() private groups: AdminGroup[] = [];
-  /** Every agent, to show names for IDs and to pick owners and members from. */
-  private readonly agentsTask = new Task(this, { task: () => listAllAgents(), args: () => [] });
+  /** The agents the groups shown name (the server sends their names with each page). */
+  @state() private known: ReadonlyMap<string, AgentChoice> = new Map();
   @state() private owner = '';
   @state() private participant = '';
   @state() private next: string | null = null;
@@ -72,12 +73,12 @@ export class SbGroups extends LitElement {
     void this.load();
   }
 
-  private get agents(): Agent[] {
-    return this.agentsTask.value ?? [];
+  private get agents(): AgentChoice[] {
+    return [...this.known.values()];
   }
 
-  private get agentMap() {
-    return new Map(this.agents.map((a) => [a.agent_id, a]));
+  private get agentMap(): ReadonlyMap<string, AgentChoice> {
+    return this.known;
   }
 
   private async load(more = false): Promise<void> {
@@ -90,6 +91,7 @@ export class SbGroups extends LitElement {
         },
       });
       this.groups = more ? [...this.groups, ...page.groups] : page.groups;
+      this.known = new Map([...this.known, ...page.agents.map((a) => [a.agent_id, a] as const)]);
       this.next = page.next_cursor;
       this.failure = null;
       this.loaded = true;
@@ -179,6 +181,7 @@ export class SbGroups extends LitElement {
           .label=${msg('Owner')}
           .placeholder=${msg('Any owner')}
           .agents=${this.agents}
+          .search=${searchAgents}
           .value=${this.owner}
           @sb-change=${this.filterBy('owner')}
         ></sb-agent-combobox>
@@ -187,12 +190,12 @@ export class SbGroups extends LitElement {
           .label=${msg('Member or invitee')}
           .placeholder=${msg('Anyone')}
           .agents=${this.agents}
+          .search=${searchAgents}
           .value=${this.participant}
           @sb-change=${this.filterBy('participant')}
         ></sb-agent-combobox>
       </div>
       ${this.error ? html`<p class="notice error" role="alert">${this.error}</p>` : ''}
-      ${renderAgentsFailure(this.agentsTask)}
       ${this.failure ? renderFailure(msg('The groups could not be loaded.'), this.failure.error, this.failure.retry) : ''}
       ${
         !this.loaded

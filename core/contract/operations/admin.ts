@@ -197,11 +197,10 @@ const AgentAnswer = z.object({ agent: Agent });
 export const AGENT_SORTS = ['name', 'host', 'last_access', 'status'] as const;
 export const AgentListQuery = z.object({
   host_id: HostId.optional(),
-  q: z
-    .string()
-    .max(FIELD_LIMITS.agent_search)
-    .optional()
-    .openapi({ description: 'Case-insensitive text in the name, display name, description or host name.' }),
+  q: z.string().max(FIELD_LIMITS.agent_search).optional().openapi({
+    description:
+      'Case-insensitive words, in any order, each in the name, display name, description or host name, or the whole agent ID.',
+  }),
   sort: z.enum(AGENT_SORTS).optional().openapi({
     description: 'name (default), host (host name), last_access (never first) or status (disabled first).',
   }),

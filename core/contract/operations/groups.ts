@@ -5,6 +5,7 @@
  */
 import { z } from '@hono/zod-openapi';
 import {
+  Agent,
   AgentId,
   Cursor,
   GroupId,
@@ -304,7 +305,15 @@ export const adminListGroups = defineOperation({
     cursor: Cursor,
     limit: PageLimit,
   }),
-  response: z.object({ groups: z.array(AdminGroup), next_cursor: z.string().nullable() }),
+  response: z.object({
+    groups: z.array(AdminGroup),
+    next_cursor: z.string().nullable(),
+    agents: z.array(Agent.pick({ agent_id: true, name: true, display_name: true })).openapi({
+      description:
+        'Every agent this page names (owners, members, invitees) that still exists, with its names: ' +
+        'a console needs no agent list to show them.',
+    }),
+  }),
   errors: ADMIN_ERRORS,
   cli: { command: 'admin groups list' },
   mcp: false,
