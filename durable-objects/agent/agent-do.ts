@@ -45,6 +45,8 @@ export interface AccountSnapshot {
 }
 
 /** How stale the directory's last_access_at may get: one registry write per agent per window. */
+/** A refusal report the registry did not take is sent again by the alarm this long after. */
+const REPORT_RETRY_MS = 5_000;
 const LAST_ACCESS_FLUSH_MS = 60_000;
 
 /**
@@ -77,6 +79,8 @@ export class AgentDO extends DurableObject<Env> {
   private flushedAccessMs = 0;
   private flushScheduled = false;
   private readonly rejections: RejectionLog;
+  /** The report to the registry in flight, if any (reportRefusals). */
+  private reporting: Promise<void> | undefined;
   /** Refusal counts the registry has not taken yet (reportRefusals). */
   private readonly unreportedRefusals: CountedRejection[] = [];
   /** Hint clears applied in memory only, written with the next note or by the alarm (inbox-index.ts). */
@@ -90,7 +94,12 @@ export class AgentDO extends DurableObject<Env> {
         run: () => this.flushAccess(),
       })
       .register('rejections', {
-        run: async () => this.rejections.flush(Date.now()),
+        // The report is awaited here: an RPC the alarm only starts may be cut when the alarm ends.
+        run: async () => {
+          this.rejections.flush(Date.now());
+          if (!this.reporting && this.unreportedRefusals.length > 0) this.reporting = this.reportRefusals([]);
+          await this.reporting;
+        },
       })
       .register('inbox-clears', {
         run: async () => this.writeClears(),
@@ -100,7 +109,10 @@ export class AgentDO extends DurableObject<Env> {
       // A microtask later: the refusal is answered first, the write never delays it.
       (write) => ctx.waitUntil(Promise.resolve().then(() => write())),
       (at) => ctx.waitUntil(this.alarms.noLaterThan(at)),
-      (entries) => ctx.waitUntil(this.reportRefusals(entries)),
+      (entries) => {
+        this.reporting = this.reportRefusals(entries);
+        ctx.waitUntil(this.reporting);
+      },
     );
     void ctx.blockConcurrencyWhile(async () => {
       this.account = this.db.select().from(schema.account).get() ?? null;
@@ -218,8 +230,12 @@ export class AgentDO extends DurableObject<Env> {
     try {
       await registry(this.env).recordRefusals(agentId, batch);
     } catch {
-      // Bounded: the oldest go first when the registry stays unreachable.
+      // Bounded: the oldest go first when the registry stays unreachable. The alarm tries again
+      // (rejections job), so a count never waits for the agent's next refusal.
       this.unreportedRefusals.push(...batch.slice(-UNREPORTED_MAX));
+      this.ctx.waitUntil(this.alarms.within(REPORT_RETRY_MS));
+    } finally {
+      this.reporting = undefined;
     }
   }
 

@@ -84,6 +84,8 @@ export class SbAgentCombobox extends LitElement {
   @state() private remote: AgentMatches | null = null;
   /** The last search failed (shown in the list; typing again asks again). */
   @state() private searchFailed = false;
+  /** Enter came before the server's matches for the typed text. */
+  private enterPending = false;
   private remoteText: string | null = null;
   private searchTimer: ReturnType<typeof setTimeout> | undefined;
   private searchGeneration = 0;
@@ -111,6 +113,12 @@ export class SbAgentCombobox extends LitElement {
         this.remoteText = text;
         this.remote = answer;
         this.searchFailed = false;
+        // Enter pressed while the matches were on their way picks the first of them now.
+        if (this.enterPending) {
+          this.enterPending = false;
+          const first = this.found().shown[0];
+          if (first && this.open) this.pick(first.agent_id);
+        }
         if (this.open && this.active === -1 && text.trim()) this.active = 0;
       } catch {
         // Said in the list; typing again asks again.
@@ -148,10 +156,12 @@ export class SbAgentCombobox extends LitElement {
   private found(): { shown: AgentChoice[]; total: number; loading: boolean } {
     const excluded = new Set(this.exclude);
     if (this.search) {
+      // Matches for older text are never offered: Enter would pick from a list that is not this one's.
+      if (this.remoteText !== this.typed()) return { shown: [], total: 0, loading: true };
       const answer = this.remote ?? { agents: [], total: 0 };
       const shown = answer.agents.filter((a) => !excluded.has(a.agent_id)).slice(0, MAX_SHOWN);
       const hidden = answer.agents.length - shown.length;
-      return { shown, total: Math.max(shown.length, answer.total - hidden), loading: this.remoteText !== this.typed() };
+      return { shown, total: Math.max(shown.length, answer.total - hidden), loading: false };
     }
     const all = this.agents.filter((a) => !excluded.has(a.agent_id) && agentMatches(a, this.typed()));
     return { shown: all.slice(0, MAX_SHOWN), total: all.length, loading: false };
@@ -168,6 +178,7 @@ export class SbAgentCombobox extends LitElement {
 
   private onInput(event: Event): void {
     this.text = (event.target as HTMLInputElement).value;
+    this.enterPending = false;
     this.requestMatches(this.typed());
     this.open = true;
     this.active = this.text.trim() ? 0 : -1;
@@ -190,6 +201,11 @@ export class SbAgentCombobox extends LitElement {
         this.active = shown.length === 0 ? -1 : (this.active - 1 + shown.length) % shown.length;
         break;
       case 'Enter': {
+        if (this.open && this.search && this.found().loading) {
+          event.preventDefault();
+          this.enterPending = true;
+          break;
+        }
         const chosen = this.open ? shown[this.active] : undefined;
         if (chosen) {
           // Enter picks the option; it must not also submit a surrounding form.
