@@ -97,7 +97,7 @@ export class AgentDO extends DurableObject<Env> {
         // The report is awaited here: an RPC the alarm only starts may be cut when the alarm ends.
         run: async () => {
           this.rejections.flush(Date.now());
-          if (!this.reporting && this.unreportedRefusals.length > 0) this.reporting = this.reportRefusals([]);
+          if (!this.reporting && this.unreportedRefusals.length > 0) this.startReport([]);
           await this.reporting;
         },
       })
@@ -109,10 +109,7 @@ export class AgentDO extends DurableObject<Env> {
       // A microtask later: the refusal is answered first, the write never delays it.
       (write) => ctx.waitUntil(Promise.resolve().then(() => write())),
       (at) => ctx.waitUntil(this.alarms.noLaterThan(at)),
-      (entries) => {
-        this.reporting = this.reportRefusals(entries);
-        ctx.waitUntil(this.reporting);
-      },
+      (entries) => ctx.waitUntil(this.startReport(entries)),
     );
     void ctx.blockConcurrencyWhile(async () => {
       this.account = this.db.select().from(schema.account).get() ?? null;
@@ -234,9 +231,16 @@ export class AgentDO extends DurableObject<Env> {
       // (rejections job), so a count never waits for the agent's next refusal.
       this.unreportedRefusals.push(...batch.slice(-UNREPORTED_MAX));
       this.ctx.waitUntil(this.alarms.within(REPORT_RETRY_MS));
-    } finally {
-      this.reporting = undefined;
     }
+  }
+
+  /** Starts a report and keeps it as the one in flight until it settles (a newer one replaces it). */
+  private startReport(entries: CountedRejection[]): Promise<void> {
+    const report: Promise<void> = this.reportRefusals(entries).finally(() => {
+      if (this.reporting === report) this.reporting = undefined;
+    });
+    this.reporting = report;
+    return report;
   }
 
   /** Counted in memory, written at most once per window (rejections.ts); never for a deleted agent. */
