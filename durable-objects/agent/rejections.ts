@@ -16,7 +16,12 @@ import * as schema from './schema.js';
 type Db = DrizzleSqliteDODatabase<typeof schema>;
 export type RejectionReason = RejectionView['reason'];
 
-export const REJECTION_WRITE_MS = 10_000;
+/**
+ * Half of workerd's eviction of an idle object (10 s after its last request ends: the counts held in
+ * memory are gone then). The alarm that writes a window is due at most this long after the latest
+ * refusal, so it runs while the object that counted them is still loaded, even on a busy thread.
+ */
+export const REJECTION_WRITE_MS = 5_000;
 export const REJECTION_ROWS = 50;
 /** Distinct (reason, address) pairs held in memory between writes; more in one window are dropped. */
 const PENDING_MAX = REJECTION_ROWS;
