@@ -7,6 +7,7 @@
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { IMPORT_ROWS_MAX } from '../../core/lib/agent-import.js';
 import { deepActiveElement, launchChromium, newContext, screenshot, signIn, watchPageErrors } from './browser-kit.js';
 import { adminLogin, api, createHost, type HostInfo, type Server, startServer } from './harness.js';
 
@@ -29,22 +30,22 @@ beforeAll(async () => {
     hosts.push(await createHost(server, cookie, [address], `fleet-${'abcd'[i]}`));
   }
   const started = performance.now();
-  // Through the API, 25 at a time: the fleet is real accounts, not rows written behind its back.
-  for (let at = 0; at < FLEET; at += 25) {
-    await Promise.all(
-      Array.from({ length: Math.min(25, FLEET - at) }, async (_, j) => {
-        const i = at + j;
-        const res = await api(server, 'POST', '/admin/agents', {
-          cookie,
-          body: { name: name(i), host_id: (hosts[i % 4] as HostInfo).host_id },
-        });
-        if (res.status !== 201) throw new Error(`create ${name(i)}: ${res.status} ${res.text}`);
-        keys.set(name(i), res.body.api_key);
-        ids.set(name(i), res.body.agent.agent_id);
-      }),
-    );
+  // Through the API, by its import (at most IMPORT_ROWS_MAX rows a call): real accounts, each with
+  // its own object and key, not rows written behind the server's back.
+  for (let at = 0; at < FLEET; at += IMPORT_ROWS_MAX) {
+    const rows = Array.from({ length: Math.min(IMPORT_ROWS_MAX, FLEET - at) }, (_, j) => ({
+      name: name(at + j),
+      host: (hosts[(at + j) % 4] as HostInfo).host_id,
+    }));
+    const res = await api(server, 'POST', '/admin/agents/import', { cookie, body: { agents: rows } });
+    if (res.status !== 201) throw new Error(`import from ${name(at)}: ${res.status} ${res.text}`);
+    for (const { agent, api_key, pending } of res.body.agents) {
+      expect(pending, agent.name).toBe(false);
+      keys.set(agent.name, api_key);
+      ids.set(agent.name, agent.agent_id);
+    }
   }
-  console.log(`created ${FLEET} agents through the API in ${Math.round(performance.now() - started)} ms`);
+  console.log(`imported ${FLEET} agents through the API in ${Math.round(performance.now() - started)} ms`);
   // agent-0000 (on 127.0.0.1) owns a group with agent-0004 invited.
   const group = await api(server, 'POST', '/groups', {
     key: keys.get(name(0)),
