@@ -62,6 +62,43 @@ export async function newContext(
   return browser.newContext({ viewport: { width: 1280, height: 860 }, locale: 'en-US', ...options });
 }
 
+/** Requests in flight per tracked page (trackRequests), to tell when a page's data is in. */
+const inFlight = new WeakMap<Page, number>();
+
+/** Counts the page's requests in flight from now on, for visitInApp. */
+export function trackRequests(page: Page): Page {
+  inFlight.set(page, 0);
+  const done = () => inFlight.set(page, (inFlight.get(page) ?? 1) - 1);
+  page.on('request', () => inFlight.set(page, (inFlight.get(page) ?? 0) + 1));
+  page.on('requestfinished', done);
+  page.on('requestfailed', done);
+  return page;
+}
+
+/**
+ * Shows a console page as the console's own links do (history.pushState and popstate, no reload:
+ * a reload per page makes a many-page test slow; the first visit loads the console), then waits
+ * until the page has a heading and no request has been in flight for a moment. The page must be
+ * tracked (trackRequests).
+ */
+export async function visitInApp(page: Page, baseUrl: string, path: string): Promise<void> {
+  if (!inFlight.has(page)) throw new Error('visitInApp needs a page passed to trackRequests first');
+  if (page.url().startsWith(baseUrl)) {
+    await page.evaluate((p) => {
+      history.pushState(null, '', p);
+      window.dispatchEvent(new PopStateEvent('popstate'));
+    }, path);
+  } else {
+    await page.goto(`${baseUrl}${path}`);
+  }
+  await page.locator('h1').first().waitFor();
+  let quiet = 0;
+  for (let waited = 0; quiet < 4 && waited < 100; waited++) {
+    await page.waitForTimeout(50);
+    quiet = inFlight.get(page) === 0 ? quiet + 1 : 0;
+  }
+}
+
 /** The focused element, looking into shadow roots (the console is made of web components). */
 export function deepActiveElement(page: Page): Promise<{ tag: string; id: string; text: string } | null> {
   return page.evaluate(() => {

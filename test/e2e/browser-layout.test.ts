@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium, newContext, screenshot, watchPageErrors } from './browser-kit.js';
+import { launchChromium, newContext, screenshot, trackRequests, visitInApp, watchPageErrors } from './browser-kit.js';
 import { adminLogin, api, createAgent, createHost, type Server, startServer } from './harness.js';
 
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
@@ -84,40 +84,11 @@ async function openContext(locale: Locale, viewport: { width: number; height: nu
   return context;
 }
 
-/** Requests in flight per page, to tell when a page's data is in. */
-const inFlight = new WeakMap<Page, number>();
-
 async function openPage(context: BrowserContext): Promise<Page> {
-  const page = await context.newPage();
-  inFlight.set(page, 0);
-  const done = () => inFlight.set(page, (inFlight.get(page) ?? 1) - 1);
-  page.on('request', () => inFlight.set(page, (inFlight.get(page) ?? 0) + 1));
-  page.on('requestfinished', done);
-  page.on('requestfailed', done);
-  return page;
+  return trackRequests(await context.newPage());
 }
 
-/**
- * Shows a page as the console's own links do (history.pushState and popstate, no reload: a
- * reload per page would make this test slow), then waits until no request has been in flight
- * for a moment and the page has a heading.
- */
-async function visit(page: Page, path: string): Promise<void> {
-  if (page.url().startsWith(server.url)) {
-    await page.evaluate((p) => {
-      history.pushState(null, '', p);
-      window.dispatchEvent(new PopStateEvent('popstate'));
-    }, path);
-  } else {
-    await page.goto(`${server.url}${path}`);
-  }
-  await page.locator('h1').first().waitFor();
-  let quiet = 0;
-  for (let waited = 0; quiet < 4 && waited < 100; waited++) {
-    await page.waitForTimeout(50);
-    quiet = inFlight.get(page) === 0 ? quiet + 1 : 0;
-  }
-}
+const visit = (page: Page, path: string) => visitInApp(page, server.url, path);
 
 describe('no page scrolls sideways', () => {
   for (const viewport of WIDTHS) {
