@@ -17,7 +17,7 @@
 // 15% direct send to 1..3 targets, 5% group send, 10% history) closed-loop over 12 agents, and
 // prints how many requests of each kind it made, so the per-request figure is the mix's own.
 //
-// Usage: npm run profile -- [--op me|directory|inbox|limits|history|send|claim|mix|hello|none]
+// Usage: npm run profile -- [--op me|directory|inbox|limits|history|send|claim|import|mix|hello|none]
 //        [--seconds 10] [--clients 16] [--rate N (open loop at N req/s instead of closed-loop clients;
 //        the clients then only pick the agents)] [--top 30] [--targets NAME,NAME (isolates whose id contains one)]
 //        [--out DIR (default $TMPDIR/switchboard-profiles)] [--interval 500 (µs)] [--json FILE]
@@ -56,6 +56,8 @@ const CLIENTS = Number(values.clients);
 /** Open loop at this many requests per second (the same work per request in A/B runs); else closed loop. */
 const RATE = values.rate ? Number(values.rate) : null;
 const TOP = Number(values.top);
+/** Agents per request of `--op import`. */
+const IMPORT_BATCH = 50;
 
 async function freePort() {
   const server = net.createServer();
@@ -175,6 +177,16 @@ async function prepare(pool) {
     ],
     // Nothing is waiting after the first few: this is the cost of an empty claim.
     claim: (i) => ['POST', '/api/v1/inbox/claim', { key: key(i), body: { limit: 5 } }, 200],
+    // IMPORT_BATCH new agents a request (the per-agent cost is the per-request figure over that).
+    import: () => [
+      'POST',
+      '/api/v1/admin/agents/import',
+      {
+        cookie,
+        body: { agents: Array.from({ length: IMPORT_BATCH }, () => ({ name: `imported-${n++}`, host: host.host_id })) },
+      },
+      201,
+    ],
     hello: () => ['GET', '/__bench/hello', {}, 200],
     none: () => ['GET', '/api/v1/__profile_none', {}, 404],
     mix: values.op === 'mix' ? await mixOp(call, agents) : null,

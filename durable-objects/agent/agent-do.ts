@@ -59,6 +59,8 @@ const CLEARS_FLUSH_MS = LAST_ACCESS_FLUSH_MS;
 /** Refusal entries held for the registry while it cannot be reached. */
 const UNREPORTED_MAX = 50;
 
+type Account = typeof schema.account.$inferSelect;
+
 /** The account version of a deleted agent: above any the registry can issue. */
 const RETIRED_VERSION = Number.MAX_SAFE_INTEGER;
 
@@ -71,7 +73,9 @@ const RETIRED_VERSION = Number.MAX_SAFE_INTEGER;
 export class AgentDO extends DurableObject<Env> {
   private readonly db;
   private readonly alarms: AlarmScheduler;
-  private account: typeof schema.account.$inferSelect | null = null;
+  private account: Account | null = null;
+  /** The registry's answer to accountFor, while it is on its way. */
+  private fetchingAccount: Promise<void> | undefined;
   private lastAccessMs = 0;
   /** The source address of the access at lastAccessMs, reported with it. */
   private lastAccessIp = '';
@@ -125,12 +129,13 @@ export class AgentDO extends DurableObject<Env> {
    * nothing but its rejection count.
    */
   async authenticate(
+    agentId: string,
     keyHash: string,
     clientIp: string,
     channelIds: string[] = [],
     extras: AuthExtras = {},
   ): Promise<AuthResult> {
-    const account = this.account;
+    const account = await this.accountFor(agentId);
     const keyMatches = !!account?.keyHash && digestsEqual(account.keyHash, keyHash);
     if (!account?.enabled || !keyMatches) {
       if (account)
@@ -156,8 +161,33 @@ export class AgentDO extends DurableObject<Env> {
     };
   }
 
+  /**
+   * The account, asked of the registry when this object has none yet: the object of an imported
+   * agent is made on the agent's first use, not by the import (registry/bulk-agents.ts). Only a
+   * key this server issued for this agent ID gets here (the worker checks its tag first). Requests
+   * arriving while the answer is on its way share it; a push (sync) that lands meanwhile wins over
+   * an older answer. Null when the registry knows no such agent.
+   */
+  private async accountFor(agentId: string): Promise<Account | null> {
+    if (this.account) return this.account;
+    this.fetchingAccount ??= registry(this.env)
+      .agentSnapshot(agentId)
+      .then((snapshot) => {
+        if (snapshot) this.install(snapshot);
+      })
+      .finally(() => {
+        this.fetchingAccount = undefined;
+      });
+    await this.fetchingAccount;
+    return this.account;
+  }
+
   /** Installs the registry's current view of this agent; older snapshots are ignored. */
   async sync(snapshot: AccountSnapshot): Promise<void> {
+    this.install(snapshot);
+  }
+
+  private install(snapshot: AccountSnapshot): void {
     if (this.account && this.account.version > snapshot.version) return;
     const row = {
       agentId: snapshot.agent_id,
@@ -207,7 +237,8 @@ export class AgentDO extends DurableObject<Env> {
    * The worker calls this only after the registry confirmed the agent exists, so no object is
    * created for an agent ID someone made up.
    */
-  async noteRefusedKey(clientIp: string): Promise<void> {
+  async noteRefusedKey(agentId: string, clientIp: string): Promise<void> {
+    await this.accountFor(agentId);
     this.noteRejection('wrong_key', clientIp);
   }
 

@@ -42,7 +42,7 @@ export class AgentSyncOutbox {
     return deliverPending(pending, {
       sequential: true,
       deliver: async (item) => {
-        const snapshot = this.snapshot(item.agentId);
+        const snapshot = this.snapshotOf(item.agentId);
         // The agent is gone: nothing to push, the row goes.
         if (!snapshot) return;
         item.version = snapshot.version;
@@ -69,8 +69,11 @@ export class AgentSyncOutbox {
     });
   }
 
-  /** The agent as its own object must see it now; null when the agent no longer exists. */
-  private snapshot(agentId: string): AccountSnapshot | null {
+  /**
+   * The agent as its own object must see it now; null when the agent no longer exists. Also asked
+   * by an object that was never pushed one (AgentDO.accountFor: imported agents).
+   */
+  snapshotOf(agentId: string): AccountSnapshot | null {
     const agent = this.db.select().from(schema.agents).where(eq(schema.agents.agentId, agentId)).get();
     if (!agent) return null;
     const host = this.db.select().from(schema.hosts).where(eq(schema.hosts.hostId, agent.hostId)).get();

@@ -17,6 +17,7 @@ import type {
   SessionView,
 } from '../../core/rpc.js';
 import migrations from '../../migrations/registry/migrations.js';
+import type { AccountSnapshot } from '../agent/agent-do.js';
 import { AlarmScheduler } from '../shared/alarm-scheduler.js';
 import { iso, openDatabase } from '../shared/database.js';
 import { backoffMs, DELIVERY_RETRY } from '../shared/outbox.js';
@@ -264,6 +265,11 @@ export class RegistryDO extends DurableObject<Env> {
   /** Creates every row's agent, or none when a row is refused (bulk-agents.ts). */
   importAgents(rows: ImportRowInput[]): Promise<ImportedAgent[]> {
     return this.bulk.import(rows);
+  }
+
+  /** An agent's current account for its own object, which asks on first use (AgentDO.accountFor). */
+  async agentSnapshot(agentId: string): Promise<AccountSnapshot | null> {
+    return this.outbox.snapshotOf(agentId);
   }
 
   /** Last access and its address, reported by an AgentDO (coalesced there); only ever moves forward. */

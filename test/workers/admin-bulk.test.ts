@@ -4,7 +4,7 @@
  * an import creates every row or none and names every refused row; the settings preview counts
  * what lowered limits would delete from the catalog's figures.
  */
-import { env } from 'cloudflare:test';
+import { env, listDurableObjectIds } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { BULK_AGENTS_MAX, IMPORT_ROWS_MAX } from '../../core/contract/operations/admin-bulk.js';
 import { adminCookie, call, createAgent, createHost } from './helpers.js';
@@ -129,6 +129,45 @@ describe('importing agents', () => {
     expect((await me(alpha.api_key)).status).toBe(200);
     expect((await me(beta.api_key)).status).toBe(200);
     expect((await auditOf(cookie, alpha.agent.agent_id))[0]).toMatchObject({ action: 'createAgent', outcome: 'ok' });
+  });
+
+  it("makes no agent's own object: the first requests fetch the account, together, and a change made before wins", async () => {
+    const cookie = await adminCookie();
+    const host = await createHost(cookie, ['10.0.0.1']);
+    const res = await importRows(
+      cookie,
+      ['first-use', 'changed-first', 'refused-first'].map((name) => ({ name, host: host.host_id })),
+    );
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    const [used, changed, refused] = res.body.agents as { agent: { agent_id: string }; api_key: string }[];
+    const objects = async () => new Set((await listDurableObjectIds(env.AGENT)).map((id) => id.toString()));
+    const objectOf = (agentId: string) => env.AGENT.idFromName(agentId).toString();
+    const before = await objects();
+    for (const a of res.body.agents) expect(before.has(objectOf(a.agent.agent_id))).toBe(false);
+
+    // Eight first requests at once: one account, every one of them answered as that agent.
+    const first = await Promise.all(Array.from({ length: 8 }, () => me(used!.api_key)));
+    for (const r of first) expect(r.body.agent_id, JSON.stringify(r.body)).toBe(used!.agent.agent_id);
+    expect((await objects()).has(objectOf(used!.agent.agent_id))).toBe(true);
+
+    // Disabled before its first request: the push makes the object, and the key is refused.
+    const patched = await call('PATCH', `/admin/agents/${changed!.agent.agent_id}`, {
+      cookie,
+      body: { enabled: false },
+    });
+    expect(patched.status).toBe(200);
+    expect((await me(changed!.api_key)).status).toBe(401);
+
+    // A refused key naming an agent not used yet is still counted on its page; the real key works.
+    const tampered = `${refused!.api_key.slice(0, -4)}${refused!.api_key.endsWith('AAAA') ? 'BBBB' : 'AAAA'}`;
+    expect((await me(tampered)).status).toBe(401);
+    await expect
+      .poll(async () => {
+        const page = await call('GET', `/admin/agents/${refused!.agent.agent_id}/rejections`, { cookie });
+        return page.body.rejections?.map((r: { reason: string; count: number }) => `${r.reason} ${r.count}`);
+      })
+      .toEqual(['wrong_key 1']);
+    expect((await me(refused!.api_key)).status).toBe(200);
   });
 
   it('refuses the whole import, naming every bad row, and creates nothing', async () => {

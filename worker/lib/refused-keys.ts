@@ -36,7 +36,7 @@ export function noteRefusedKey(
       // After the answer: the refusal's timing never depends on this.
       await new Promise((resolve) => setTimeout(resolve, 0));
       if (!(await registry(env).getAgent(agentId))) return;
-      await agentObject(env, agentId).noteRefusedKey(clientIp);
+      await agentObject(env, agentId).noteRefusedKey(agentId, clientIp);
     })().catch(() => {
       // Best effort: a lost diagnostic entry is not worth an error anywhere.
     }),

@@ -83,7 +83,7 @@ export function requireAgentFor(op: OperationDef | null) {
       for (const id of needs.channelIds) if (!channelIds.includes(id)) channelIds.push(id);
       pending = needs.pending;
     }
-    const result = await stub.authenticate(keyHash, c.get('clientIp'), channelIds, {
+    const result = await stub.authenticate(parsed.agentId, keyHash, c.get('clientIp'), channelIds, {
       pending,
       clear: takeClears(parsed.agentId),
     });

@@ -113,7 +113,9 @@ export const importAgents = defineOperation({
         agent: Agent,
         api_key: ApiKey,
         pending: z.boolean().openapi({
-          description: 'True while the new agent is still being pushed to its own object (retried until it lands).',
+          description:
+            "Always false: an import makes no agent's own object; each is made on the agent's first request " +
+            'and fetches the account then, so the key works at once.',
         }),
       }),
     ),
