@@ -326,7 +326,7 @@ describe.concurrent('every client over every transport', () => {
     });
   }
 
-  for (const client of ['claude', 'gemini', 'qwen'] as const) {
+  for (const client of ['claude', 'codex', 'gemini', 'qwen'] as const) {
     it(`${client}: the wake-up hook puts the notice in the model's request and changes no message`, async () => {
       const [me, peer] = await Promise.all([agent(), agent()]);
       await api(server, 'POST', '/messages/direct', {
