@@ -3,7 +3,8 @@
  * its config written the way docs/clients.md tells a user to, its base URL pointed at the scripted
  * model, and one prompt. Each function returns the command line to run in `work`.
  */
-import { chmodSync, copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { chmodSync, copyFileSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { installDir } from './install.mjs';
 import type { Transport } from './scenario.js';
@@ -127,8 +128,9 @@ function mcpServersEntry(session: Session, urlKey: 'url' | 'httpUrl', extra: Rec
   }
 }
 
-const hookCommand = (every?: number) => `switchboard hook${every === undefined ? '' : ` --every ${every}`}`;
-/** A hook entry; `timeout` is in seconds for Claude Code and in milliseconds for Gemini CLI and Qwen Code. */
+const hookCommand = (every?: number, profile?: string) =>
+  `switchboard${profile ? ` --profile ${profile}` : ''} hook${every === undefined ? '' : ` --every ${every}`}`;
+/** A hook entry; `timeout` is in seconds for Claude Code and Codex, in milliseconds for Gemini CLI and Qwen Code. */
 const hookEntry = (command: string, timeout: number) => [{ hooks: [{ type: 'command', command, timeout }] }];
 
 export function claude(session: Session): Command {
@@ -175,6 +177,66 @@ export function claude(session: Session): Command {
 
 const toml = (value: unknown): string => JSON.stringify(value);
 
+/** JSON with every object's keys sorted, as Codex canonicalizes a value before hashing it. */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/**
+ * Codex's trust hash of one command hook, the `currentHash` its `/hooks` review records as
+ * `trusted_hash` (codex-rs/hooks discovery, Codex 0.171): the SHA-256 of the hook's normalized
+ * definition (the event's snake_case label, no matcher, the one handler with `async` false and its
+ * timeout in seconds) as canonical JSON. If a Codex upgrade changes this, the hooks are skipped
+ * as "modified" (fail-closed) and the hook checks in the matrix turn ✗: compare with the
+ * `currentHash` that `codex app-server` answers to `hooks/list`.
+ */
+function codexHookHash(event: string, command: string, timeout: number): string {
+  const identity = { event_name: event, hooks: [{ type: 'command', command, timeout, async: false }] };
+  return `sha256:${createHash('sha256').update(canonicalJson(identity)).digest('hex')}`;
+}
+
+/** Codex's hook events, with the snake_case label of its hook keys and trust hashes. */
+const CODEX_HOOK_EVENTS = [
+  ['SessionStart', 'session_start'],
+  ['UserPromptSubmit', 'user_prompt_submit'],
+  ['Stop', 'stop'],
+] as const;
+
+/**
+ * Codex's hooks: `hooks.json` in CODEX_HOME (the Claude Code JSON, `timeout` in seconds), and the
+ * trust entries Codex itself writes to config.toml when a person trusts them in `/hooks`. Codex
+ * runs no unmanaged hook without one, and `codex exec` skips an untrusted hook without a word.
+ * The entries are written here rather than passing `--dangerously-bypass-hook-trust`, so the suite
+ * runs what a person who trusted the hooks once runs. The hooks get Codex's own environment (its
+ * MCP servers get a filtered one): `--profile` names the account either way.
+ */
+function codexHooks(codexHome: string): string[] {
+  const commands = {
+    SessionStart: hookCommand(undefined, PROFILE),
+    UserPromptSubmit: hookCommand(undefined, PROFILE),
+    Stop: hookCommand(0, PROFILE),
+  };
+  const hooksFile = join(codexHome, 'hooks.json');
+  write(
+    hooksFile,
+    JSON.stringify({
+      hooks: Object.fromEntries(CODEX_HOOK_EVENTS.map(([event]) => [event, hookEntry(commands[event], 30)])),
+    }),
+  );
+  // Codex keys a hook by the canonical path of its file, the event label and its position.
+  const source = join(realpathSync(codexHome), 'hooks.json');
+  return CODEX_HOOK_EVENTS.flatMap(([event, label]) => [
+    '',
+    `[hooks.state.${toml(`${source}:${label}:0:0`)}]`,
+    `trusted_hash = ${toml(codexHookHash(label, commands[event], 30))}`,
+  ]);
+}
+
 export function codex(session: Session): Command {
   profile(session);
   const lines = [
@@ -207,13 +269,16 @@ export function codex(session: Session): Command {
     const { command, args } = bridge(session);
     lines.push(`command = ${toml(command)}`, `args = ${toml(args)}`);
   }
-  write(join(session.home, '.codex/config.toml'), `${lines.join('\n')}\n`);
+  const codexHome = join(session.home, '.codex');
+  mkdirSync(codexHome, { recursive: true });
+  if (session.hooks) lines.push(...codexHooks(codexHome));
+  write(join(codexHome, 'config.toml'), `${lines.join('\n')}\n`);
   return {
     command: join(BIN, 'codex'),
     args: ['exec', '--skip-git-repo-check', session.prompt],
     env: {
       ...baseEnv(session),
-      CODEX_HOME: join(session.home, '.codex'),
+      CODEX_HOME: codexHome,
       SCRIPTED_MODEL_KEY: session.modelKey,
       ...(session.transport === 'http' && { SWITCHBOARD_API_KEY: session.agentKey }),
     },
