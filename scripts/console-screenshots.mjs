@@ -157,7 +157,7 @@ const GUIDE = [
   [
     'hosts',
     'Hosts',
-    'Every agent belongs to a host: a machine known by its exact IP addresses. An agent’s key works only from its host’s addresses. The host dialog warns when an address is already another host’s, since every agent of both hosts could then connect from it.',
+    'Every agent belongs to a host: a machine known by its exact IP addresses. An agent’s key works only from its host’s addresses. The host dialog warns when an address is already another host’s, since every agent of both hosts could then connect from it. The list is searched (name, IP address, operating system, description) and sorted (name, number of agents).',
   ],
   [
     'agents',
@@ -177,7 +177,7 @@ const GUIDE = [
   [
     'groups',
     'Groups',
-    'Every group with its owner, members and pending invitations. A group’s name opens its messages; change its owner or dissolve it from the row.',
+    'Every group with its owner, members and pending invitations, filtered by owner and by member or invitee. A group’s name opens its messages; change its owner or dissolve it from the row.',
   ],
   [
     'settings',
@@ -213,6 +213,16 @@ function writeGuide() {
     'Enter to pick and Escape to close. A row’s ⋯ menu opens with Enter, Space or the arrow keys; Escape closes it and',
     'returns to the button. Dialogs keep the focus inside until they close. The “Skip to content” link is the first',
     'stop on every page.',
+    '',
+    '## Lists in the address',
+    '',
+    'Every list keeps its search, filters and sort in the page’s address: Agents (search, host, last access, key',
+    'state, sort), Hosts (search, sort), Channels (tab, participants, owner, content search), Groups (owner, member',
+    'or invitee) and the Audit log (administrator, action, target ID, time range; times are kept in UTC, so a link',
+    'shows the same entries in any time zone). A reload, a bookmark or a copied link shows the same list. Each filter',
+    'or sort chosen is a step in the browser’s history, so Back undoes it and Forward redoes it; typing a search is',
+    'one step, however long. A value the console never writes (an unknown sort, a name where an agent ID belongs) is',
+    'ignored: the list shows as if it were not there.',
     '',
   );
   const file = join(ROOT, 'docs', 'console.md');
