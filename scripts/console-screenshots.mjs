@@ -162,7 +162,7 @@ const GUIDE = [
   [
     'agents',
     'Agents',
-    'Create agents (the key is shown once, with a copy button), edit them, and, from the ⋯ menu of a row, disable or enable them, issue a new key, revoke the key or delete the agent. The list is searched (name, display name, description, host), filtered (host, last access: never, over a day, over an hour or within the hour, key state), sorted (name, host, last access, status) and paged by the server, so a fleet of thousands shows fifty at a time; the search, filters and sort are in the address, so a view can be shared or reloaded. Each row shows the agent’s inbox: unread and leased messages and how old the oldest unread one is.',
+    'Create agents (the key is shown once, with a copy button), edit them, and, from the ⋯ menu of a row, disable or enable them, issue a new key, revoke the key or delete the agent. The list is searched (name, display name, description, host), filtered (host, last access: never, over a day, over an hour or within the hour, key state), sorted (name, host, last access, status) and paged by the server, so a fleet of thousands shows fifty at a time; the search, filters and sort are in the address, so a view can be shared or reloaded. Each row shows the agent’s inbox: unread and leased messages and how old the oldest unread one is. Tick agents (or every agent on the page) to disable, enable, issue new keys for, revoke the keys of or delete them in one request: the confirmation names the agent or the count, a report says what happened to each, each agent gets its own audit entry, and new keys are offered once, as a CSV file to download, gone when the report closes. Import agents creates many from a CSV or JSON file, all or nothing.',
   ],
   [
     'channels',
