@@ -157,12 +157,12 @@ const GUIDE = [
   [
     'hosts',
     'Hosts',
-    'Every agent belongs to a host: a machine known by its exact IP addresses. An agent’s key works only from its host’s addresses. The host dialog warns when an address is already another host’s, since every agent of both hosts could then connect from it.',
+    'Every agent belongs to a host: a machine known by its exact IP addresses. An agent’s key works only from its host’s addresses. The host dialog warns when an address is already another host’s, since every agent of both hosts could then connect from it. The list is searched (name, IP address, operating system, description) and sorted (name, number of agents).',
   ],
   [
     'agents',
     'Agents',
-    'Create agents (the key is shown once, with a copy button), edit them, and, from the ⋯ menu of a row, disable or enable them, issue a new key, revoke the key or delete the agent. The list is searched (name, display name, description, host), filtered (host, last access: never, over a day, over an hour or within the hour, key state), sorted (name, host, last access, status) and paged by the server, so a fleet of thousands shows fifty at a time; the search, filters and sort are in the address, so a view can be shared or reloaded. Each row shows the agent’s inbox: unread and leased messages and how old the oldest unread one is.',
+    'Create agents (the key is shown once, with a copy button), edit them, and, from the ⋯ menu of a row, disable or enable them, issue a new key, revoke the key or delete the agent. The list is searched (name, display name, description, host), filtered (host, last access: never, over a day, over an hour or within the hour, key state), sorted (name, host, last access, status) and paged by the server, so a fleet of thousands shows fifty at a time; the search, filters and sort are in the address, so a view can be shared or reloaded. Each row shows the agent’s inbox: unread and leased messages and how old the oldest unread one is. Tick agents (or every agent on the page) to disable, enable, issue new keys for, revoke the keys of or delete them in one request: the confirmation names the agent or the count, a report says what happened to each, each agent gets its own audit entry, and new keys are offered once, as a CSV file to download, gone when the report closes. Import agents creates many from a CSV or JSON file, all or nothing.',
   ],
   [
     'channels',
@@ -177,7 +177,7 @@ const GUIDE = [
   [
     'groups',
     'Groups',
-    'Every group with its owner, members and pending invitations. A group’s name opens its messages; change its owner or dissolve it from the row.',
+    'Every group with its owner, members and pending invitations, filtered by owner and by member or invitee. A group’s name opens its messages; change its owner or dissolve it from the row.',
   ],
   [
     'settings',
@@ -213,6 +213,16 @@ function writeGuide() {
     'Enter to pick and Escape to close. A row’s ⋯ menu opens with Enter, Space or the arrow keys; Escape closes it and',
     'returns to the button. Dialogs keep the focus inside until they close. The “Skip to content” link is the first',
     'stop on every page.',
+    '',
+    '## Lists in the address',
+    '',
+    'Every list keeps its search, filters and sort in the page’s address: Agents (search, host, last access, key',
+    'state, sort), Hosts (search, sort), Channels (tab, participants, owner, content search), Groups (owner, member',
+    'or invitee) and the Audit log (administrator, action, target ID, time range; times are kept in UTC, so a link',
+    'shows the same entries in any time zone). A reload, a bookmark or a copied link shows the same list. Each filter',
+    'or sort chosen is a step in the browser’s history, so Back undoes it and Forward redoes it; typing a search is',
+    'one step, however long. A value the console never writes (an unknown sort, a name where an agent ID belongs) is',
+    'ignored: the list shows as if it were not there.',
     '',
   );
   const file = join(ROOT, 'docs', 'console.md');

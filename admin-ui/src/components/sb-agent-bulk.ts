@@ -71,6 +71,7 @@ export class SbAgentBulk extends LitElement {
   @query('sb-confirm') private confirm!: SbConfirm;
   @query('#report') private reportDialog!: SbDialog;
   @query('#import') private importDialog!: SbDialog;
+  @query('#bulk-action') private actionSelect!: HTMLSelectElement;
 
   private actionLabel(action: Action): string {
     switch (action) {
@@ -87,7 +88,11 @@ export class SbAgentBulk extends LitElement {
     }
   }
 
-  private question(action: Action, n: string): string {
+  /** The question for one agent names it (never "1 agents"); for more, it names the count. */
+  private question(action: Action, agents: readonly Agent[]): string {
+    const [only] = agents;
+    if (agents.length === 1 && only) return this.questionForOne(action, only);
+    const n = formatCount(agents.length, currentLocale());
     switch (action) {
       case 'disable':
         return msg(str`Disable ${n} agents? They cannot authenticate until enabled again.`);
@@ -104,6 +109,23 @@ export class SbAgentBulk extends LitElement {
     }
   }
 
+  private questionForOne(action: Action, agent: Agent): string {
+    switch (action) {
+      case 'disable':
+        return msg(str`Disable ${agent.name}? It cannot authenticate until enabled again.`);
+      case 'enable':
+        return msg(str`Enable ${agent.name}?`);
+      case 'regenerate_key':
+        return msg(str`Issue a new API key for ${agent.name}? The current key stops working at once.`);
+      case 'revoke_key':
+        return msg(str`Revoke the API key of ${agent.name}? The agent cannot authenticate until you issue a new key.`);
+      case 'delete':
+        return msg(
+          str`Delete ${agent.name} for good? Its key stops working at once, it leaves the directory and its groups, and messages waiting for it are dropped. Messages it sent stay in the other participants' history.`,
+        );
+    }
+  }
+
   private done(): void {
     this.dispatchEvent(new CustomEvent('sb-bulk-done', { bubbles: true, composed: true }));
   }
@@ -113,11 +135,20 @@ export class SbAgentBulk extends LitElement {
     this.keysUrl = keys.length > 0 ? URL.createObjectURL(new Blob([keysCsv(keys)], { type: 'text/csv' })) : '';
   }
 
-  /** The keys leave memory once the report closes: they are shown this once. */
+  /**
+   * The keys leave memory once the report closes: they are shown this once. The focus goes back to
+   * the toolbar when what opened the report cannot take it back (Apply, disabled once the picks
+   * clear), rather than to nowhere.
+   */
   private forgetKeys(): void {
     if (this.keysUrl) URL.revokeObjectURL(this.keysUrl);
     this.keysUrl = '';
     this.report = [];
+    let active: Element | null = document.activeElement;
+    while (active?.shadowRoot?.activeElement) active = active.shadowRoot.activeElement;
+    // Still in the closed report, on nothing, or on a disabled button: none of them can keep it.
+    const lost = !active || active === document.body || active.matches(':disabled') || !active.checkVisibility();
+    if (lost) this.actionSelect?.focus();
   }
 
   private async apply(): Promise<void> {
@@ -126,7 +157,7 @@ export class SbAgentBulk extends LitElement {
     const n = formatCount(agents.length, currentLocale());
     const ok = await this.confirm.ask({
       heading: this.actionLabel(this.action),
-      text: this.question(this.action, n),
+      text: this.question(this.action, agents),
       confirmLabel: `${this.actionLabel(this.action)} (${n})`,
       danger: this.action !== 'enable',
     });
@@ -141,12 +172,17 @@ export class SbAgentBulk extends LitElement {
       const failed = results.filter((r) => r.status === 'rejected').length;
       const total = formatCount(results.length, currentLocale());
       this.heading = this.actionLabel(this.action);
+      const [only] = results;
       this.summary =
-        failed === 0
-          ? msg(str`Done for all ${total} agents.`)
-          : msg(
-              str`Done for ${formatCount(results.length - failed, currentLocale())} of ${total} agents; the others are unchanged.`,
-            );
+        results.length === 1 && only
+          ? failed === 0
+            ? msg(str`Done for ${nameOf(only.agent_id)}.`)
+            : msg(str`Nothing changed for ${nameOf(only.agent_id)}.`)
+          : failed === 0
+            ? msg(str`Done for all ${total} agents.`)
+            : msg(
+                str`Done for ${formatCount(results.length - failed, currentLocale())} of ${total} agents; the others are unchanged.`,
+              );
       this.offerKeys(
         results.flatMap((r) =>
           r.api_key ? [{ agent_id: r.agent_id, name: nameOf(r.agent_id), api_key: r.api_key }] : [],
@@ -201,7 +237,11 @@ export class SbAgentBulk extends LitElement {
       const { agents } = await call('importAgents', { body: { agents: rows } });
       this.importDialog.close();
       this.heading = msg('Import agents');
-      this.summary = msg(str`Created ${formatCount(agents.length, currentLocale())} agents.`);
+      const [only] = agents;
+      this.summary =
+        agents.length === 1 && only
+          ? msg(str`Created agent ${only.agent.name}.`)
+          : msg(str`Created ${formatCount(agents.length, currentLocale())} agents.`);
       this.report = agents.map((a) => ({ name: a.agent.name, ok: true, text: msg('Created.') }));
       this.offerKeys(agents.map((a) => ({ agent_id: a.agent.agent_id, name: a.agent.name, api_key: a.api_key })));
       toast(this, this.summary);

@@ -1,12 +1,14 @@
 import { localized, msg, str } from '@lit/localize';
 import { css, html, LitElement } from 'lit';
 import { customElement, query, state } from 'lit/decorators.js';
+import { live } from 'lit/directives/live.js';
 import { FIELD_LIMITS } from '../../../core/lib/limits.js';
 import { type Agent, call, type Host, listAllHosts, type QueryOf, type ResponseOf } from '../api.js';
 import { failureText } from '../failure-text.js';
 import { formatAge, formatCount, formatTime } from '../lib/format.js';
+import { ListAddress } from '../lib/list-address.js';
 import { followLink } from '../lib/navigate.js';
-import { agentPath } from '../lib/route.js';
+import { agentPath, pathFor } from '../lib/route.js';
 import { nameClass } from '../lib/wrap.js';
 import { type LoadFailure, renderFailure, renderLoading } from '../load-state.js';
 import { currentLocale } from '../localization.js';
@@ -43,6 +45,7 @@ type KeyState = NonNullable<QueryOf<'listAgents'>['key_state']>;
 const LAST_ACCESS: readonly LastAccess[] = ['never', 'over_a_day', 'over_an_hour', 'active'];
 const KEY_STATES: readonly KeyState[] = ['active', 'revoked', 'none'];
 type Backlog = ResponseOf<'listAgents'>['backlog'][string];
+const HOST_ID = /^hst_[A-Za-z0-9_-]{1,64}$/;
 /** Typing pauses this long before the search runs, so each keystroke does not cost a request. */
 const SEARCH_DELAY_MS = 250;
 
@@ -158,6 +161,11 @@ export class SbAgents extends LitElement {
   @state() private error = '';
   /** The agents checked for a bulk action (kept across pages, by ID). */
   @state() private picked = new Map<string, Agent>();
+  /** Back and Forward (and a console link to this page) show the list the address names. */
+  private readonly address = new ListAddress(this, pathFor('agents'), () => {
+    this.readUrl();
+    this.restart(false, false);
+  });
   @query('sb-agent-dialog') private dialog!: SbAgentDialog;
   @query('sb-key-dialog') private keyDialog!: SbKeyDialog;
   @query('sb-confirm') private confirm!: SbConfirm;
@@ -168,20 +176,25 @@ export class SbAgents extends LitElement {
     void this.load();
   }
 
-  /** The list's state lives in the address (search, filters, sort), so a view can be shared and reloaded. */
+  /**
+   * The list's state lives in the address (search, filters, sort), so a view can be shared and
+   * reloaded; anything the list did not write is no filter.
+   */
   private readUrl(): void {
     const params = new URLSearchParams(location.search);
-    this.search = params.get('q') ?? '';
-    this.hostFilter = params.get('host') ?? '';
+    this.search = (params.get('q') ?? '').slice(0, FIELD_LIMITS.agent_search);
+    const host = params.get('host') ?? '';
+    this.hostFilter = HOST_ID.test(host) ? host : '';
     const sort = params.get('sort');
-    if (sort && SORTS.some(([s, o]) => `${s}:${o}` === sort)) this.sort = sort as typeof this.sort;
+    this.sort = sort && SORTS.some(([s, o]) => `${s}:${o}` === sort) ? (sort as typeof this.sort) : 'name:asc';
     const lastAccess = params.get('last_access');
     this.lastAccess = LAST_ACCESS.includes(lastAccess as LastAccess) ? (lastAccess as LastAccess) : '';
     const keyState = params.get('key_state');
     this.keyState = KEY_STATES.includes(keyState as KeyState) ? (keyState as KeyState) : '';
   }
 
-  private writeUrl(): void {
+  /** Typing a search makes one history entry for the whole burst of typing (lib/list-address.ts). */
+  private writeUrl(typed: boolean): void {
     const params = new URLSearchParams();
     if (this.search.trim()) params.set('q', this.search.trim());
     if (this.hostFilter) params.set('host', this.hostFilter);
@@ -189,7 +202,7 @@ export class SbAgents extends LitElement {
     if (this.lastAccess) params.set('last_access', this.lastAccess);
     if (this.keyState) params.set('key_state', this.keyState);
     const search = params.toString();
-    history.replaceState(history.state, '', `${location.pathname}${search ? `?${search}` : ''}`);
+    this.address.write(search ? `?${search}` : '', { typed });
   }
 
   override disconnectedCallback(): void {
@@ -234,16 +247,16 @@ export class SbAgents extends LitElement {
   }
 
   /** A new search, filter or sort starts again from the first page. */
-  private restart(): void {
+  private restart(typed = false, write = true): void {
     clearTimeout(this.searchTimer);
-    this.writeUrl();
+    if (write) this.writeUrl(typed);
     void this.load([undefined]);
   }
 
   private onSearch(event: Event): void {
     this.search = (event.target as HTMLInputElement).value;
     clearTimeout(this.searchTimer);
-    this.searchTimer = setTimeout(() => this.restart(), SEARCH_DELAY_MS);
+    this.searchTimer = setTimeout(() => this.restart(true), SEARCH_DELAY_MS);
   }
 
   private lastAccessLabel(bucket: LastAccess): string {
@@ -507,7 +520,7 @@ export class SbAgents extends LitElement {
       </div>
       <form class="filters" role="search" aria-label=${msg('Search and sort agents')} @submit=${(e: Event) => {
         e.preventDefault();
-        this.restart();
+        this.restart(true);
       }}>
         <div class="grow">
           <label for="agent-search">${msg('Search agents')}</label>
@@ -515,7 +528,7 @@ export class SbAgents extends LitElement {
             id="agent-search"
             type="search"
             maxlength=${FIELD_LIMITS.agent_search}
-            .value=${this.search}
+            .value=${live(this.search)}
             @input=${this.onSearch}
             aria-describedby="agent-search-hint"
           />
@@ -530,7 +543,7 @@ export class SbAgents extends LitElement {
               this.restart();
             }}
           >
-            <option value="">${msg('All hosts')}</option>
+            <option value="" .selected=${live(!this.hostFilter)}>${msg('All hosts')}</option>
             ${this.hosts.map((h) => html`<option value=${h.host_id} .selected=${this.hostFilter === h.host_id}>${h.name}</option>`)}
           </select>
         </div>
@@ -543,7 +556,7 @@ export class SbAgents extends LitElement {
               this.restart();
             }}
           >
-            <option value="">${msg('Any time')}</option>
+            <option value="" .selected=${live(!this.lastAccess)}>${msg('Any time')}</option>
             ${LAST_ACCESS.map((b) => html`<option value=${b} .selected=${this.lastAccess === b}>${this.lastAccessLabel(b)}</option>`)}
           </select>
         </div>
@@ -556,7 +569,7 @@ export class SbAgents extends LitElement {
               this.restart();
             }}
           >
-            <option value="">${msg('Any key state')}</option>
+            <option value="" .selected=${live(!this.keyState)}>${msg('Any key state')}</option>
             ${KEY_STATES.map((k) => html`<option value=${k} .selected=${this.keyState === k}>${this.keyStateLabel(k)}</option>`)}
           </select>
         </div>

@@ -286,11 +286,16 @@ export class SbApp extends LitElement {
     this.phase = 'signed-out';
   }
 
+  /**
+   * Shows a page at its plain address. A list already on screen hears it too (popstate, as for
+   * Back), so its link shows the list without filters (lib/list-address.ts).
+   */
   private navigate(page: Page, replace = false): void {
     const path = pathFor(page);
-    if (replace) history.replaceState(null, '', path);
+    const here = `${location.pathname}${location.search}${location.hash}` === path;
+    if (replace || here) history.replaceState(null, '', path);
     else history.pushState(null, '', path);
-    this.route = parseRoute(location.pathname, location.hash);
+    window.dispatchEvent(new PopStateEvent('popstate'));
   }
 
   private async follow(event: MouseEvent, page: Page): Promise<void> {

@@ -1,32 +1,34 @@
 import { localized, msg, str } from '@lit/localize';
 import { css, html, LitElement } from 'lit';
 import { customElement, state } from 'lit/decorators.js';
-import { type AuditEntry, call, type QueryOf } from '../api.js';
+import { live } from 'lit/directives/live.js';
+import { type AuditEntry, call } from '../api.js';
 import { AUDIT_ACTIONS, actionLabel } from '../lib/audit-actions.js';
 import { AUDIT_EXPORT_MAX, auditCsv } from '../lib/audit-csv.js';
+import {
+  AUDIT_TARGET_MAX,
+  type AuditFilter,
+  auditFilterFromSearch,
+  auditFilterToSearch,
+  cleanAuditFilter,
+  fromLocalInput,
+  toLocalInput,
+} from '../lib/audit-filters.js';
 import { formatTime } from '../lib/format.js';
+import { ListAddress } from '../lib/list-address.js';
+import { pathFor } from '../lib/route.js';
 import { type LoadFailure, renderFailure, renderLoading } from '../load-state.js';
 import { currentLocale } from '../localization.js';
 import { errorCodeText, fieldLabel } from '../server-text.js';
 import { shared } from '../styles/shared.js';
 
-type Filter = Omit<QueryOf<'listAuditLog'>, 'cursor' | 'limit'>;
-
-/** A `datetime-local` value (the browser's time zone) as the API's timestamp, or undefined. */
-function timestamp(value: FormDataEntryValue | null): string | undefined {
-  if (typeof value !== 'string' || value === '') return undefined;
-  const ms = Date.parse(value);
-  return Number.isNaN(ms) ? undefined : new Date(ms).toISOString();
-}
-
-const text = (value: FormDataEntryValue | null) =>
-  typeof value === 'string' && value.trim() ? value.trim() : undefined;
+const text = (value: FormDataEntryValue | null) => (typeof value === 'string' ? value : undefined);
 
 /**
  * The audit log: what administrators did, to what (names beside IDs) and how (each changed
  * field's old and new value), when, from where and with what outcome, newest first, filtered by
  * administrator, action, target ID and time, a page at a time, and exported as CSV under the same
- * filters (docs/audit-log.md).
+ * filters (docs/audit-log.md). The filters live in the address (lib/audit-filters.ts).
  */
 @localized()
 @customElement('sb-audit')
@@ -69,7 +71,14 @@ export class SbAudit extends LitElement {
   @state() private failure: LoadFailure | null = null;
   @state() private exporting = false;
   @state() private exported = '';
-  private filter: Filter = {};
+  @state() private filter: AuditFilter = auditFilterFromSearch(location.search);
+  private readonly address = new ListAddress(this, pathFor('audit'), (search) => {
+    this.filter = auditFilterFromSearch(search);
+    this.exported = '';
+    void this.load(false);
+  });
+  /** Answers to superseded requests (the filters changed meanwhile) are dropped. */
+  private generation = 0;
 
   override connectedCallback(): void {
     super.connectedCallback();
@@ -84,29 +93,32 @@ export class SbAudit extends LitElement {
   }
 
   private async load(more: boolean): Promise<void> {
+    const generation = ++this.generation;
     try {
       const page = await call('listAuditLog', {
         query: { ...this.filter, limit: 50, cursor: more ? (this.next ?? undefined) : undefined },
       });
+      if (generation !== this.generation) return;
       this.entries = more ? [...this.entries, ...page.entries] : page.entries;
       this.next = page.next_cursor;
       this.failure = null;
       this.loaded = true;
     } catch (error) {
-      this.failure = { error, retry: () => this.load(more) };
+      if (generation === this.generation) this.failure = { error, retry: () => this.load(more) };
     }
   }
 
   private async apply(event: SubmitEvent): Promise<void> {
     event.preventDefault();
     const data = new FormData(event.target as HTMLFormElement);
-    this.filter = {
+    this.filter = cleanAuditFilter({
       admin: text(data.get('admin')),
       action: text(data.get('action')),
       target: text(data.get('target')),
-      since: timestamp(data.get('since')),
-      until: timestamp(data.get('until')),
-    };
+      since: fromLocalInput(text(data.get('since')) ?? ''),
+      until: fromLocalInput(text(data.get('until')) ?? ''),
+    });
+    this.address.write(auditFilterToSearch(this.filter));
     await this.load(false);
   }
 
@@ -165,34 +177,43 @@ export class SbAudit extends LitElement {
 
   override render() {
     const locale = currentLocale();
+    const f = this.filter;
+    // An administrator deleted since still has entries: the filter from an address keeps them.
+    const admins = f.admin && !this.admins.includes(f.admin) ? [...this.admins, f.admin] : this.admins;
     return html`<h1>${msg('Audit log')}</h1>
       <p class="muted">${msg('What administrators did, newest first. Entries are kept for 90 days (at most 100,000).')}</p>
       <form @submit=${this.apply} aria-label=${msg('Filter the audit log')}>
         <div class="field">
           <label for="admin">${msg('Administrator')}</label>
           <select id="admin" name="admin">
-            <option value="">${msg('All')}</option>
-            ${this.admins.map((a) => html`<option value=${a}>${a}</option>`)}
+            <option value="" .selected=${live(!f.admin)}>${msg('All')}</option>
+            ${admins.map((a) => html`<option value=${a} .selected=${live(f.admin === a)}>${a}</option>`)}
           </select>
         </div>
         <div class="field">
           <label for="action">${msg('Action')}</label>
           <select id="action" name="action">
-            <option value="">${msg('All')}</option>
-            ${AUDIT_ACTIONS.map((a) => html`<option value=${a}>${actionLabel(a)}</option>`)}
+            <option value="" .selected=${live(!f.action)}>${msg('All')}</option>
+            ${AUDIT_ACTIONS.map((a) => html`<option value=${a} .selected=${live(f.action === a)}>${actionLabel(a)}</option>`)}
           </select>
         </div>
         <div class="field">
           <label for="target">${msg('Target ID')}</label>
-          <input id="target" name="target" maxlength="128" autocomplete="off" />
+          <input
+            id="target"
+            name="target"
+            maxlength=${AUDIT_TARGET_MAX}
+            autocomplete="off"
+            .value=${live(f.target ?? '')}
+          />
         </div>
         <div class="field">
           <label for="since">${msg('From')}</label>
-          <input id="since" name="since" type="datetime-local" />
+          <input id="since" name="since" type="datetime-local" .value=${live(toLocalInput(f.since))} />
         </div>
         <div class="field">
           <label for="until">${msg('Until')}</label>
-          <input id="until" name="until" type="datetime-local" />
+          <input id="until" name="until" type="datetime-local" .value=${live(toLocalInput(f.until))} />
         </div>
         <button class="primary" type="submit">${msg('Apply filters')}</button>
         <button type="button" data-testid="audit-export" ?disabled=${this.exporting} @click=${this.exportCsv}>

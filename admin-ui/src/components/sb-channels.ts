@@ -17,6 +17,7 @@ import {
   participantLabel,
 } from '../lib/channel-filters.js';
 import { formatCount, formatTime } from '../lib/format.js';
+import { ListAddress } from '../lib/list-address.js';
 import { followLink, rememberChannelList } from '../lib/navigate.js';
 import { pathFor } from '../lib/route.js';
 import { type LoadFailure, renderFailure } from '../load-state.js';
@@ -140,6 +141,14 @@ export class SbChannels extends LitElement {
   @state() private failure: LoadFailure | null = null;
   /** Answers to superseded requests (the filters changed meanwhile) are dropped. */
   private generation = 0;
+  /** Back and Forward (and a console link to this page) show the list the address names. */
+  private readonly address = new ListAddress(this, pathFor('channels'), (search) => {
+    this.filters = filtersFromSearch(search);
+    this.draft = this.filters.text;
+    rememberChannelList(pathFor('channels') + search);
+    void this.load();
+    void this.nameFilterAgents();
+  });
 
   override connectedCallback(): void {
     super.connectedCallback();
@@ -171,9 +180,9 @@ export class SbChannels extends LitElement {
 
   private apply(filters: ChannelFilters): void {
     this.filters = filters;
-    const address = pathFor('channels') + filtersToSearch(filters);
-    history.replaceState(null, '', address);
-    rememberChannelList(address);
+    const search = filtersToSearch(filters);
+    this.address.write(search);
+    rememberChannelList(pathFor('channels') + search);
     void this.load();
   }
 

@@ -4,10 +4,11 @@ import { customElement, query, state } from 'lit/decorators.js';
 import { type AdminGroup, call } from '../api.js';
 import { failureText } from '../failure-text.js';
 import { icons } from '../icons.js';
-import { searchAgents } from '../lib/agent-directory.js';
+import { agentsByIds, searchAgents } from '../lib/agent-directory.js';
 import type { AgentChoice } from '../lib/agent-search.js';
-import { agentLabel } from '../lib/channel-filters.js';
+import { agentLabel, type GroupFilters, groupFiltersFromSearch, groupFiltersToSearch } from '../lib/channel-filters.js';
 import { formatTime } from '../lib/format.js';
+import { ListAddress } from '../lib/list-address.js';
 import { followLink } from '../lib/navigate.js';
 import { pathFor } from '../lib/route.js';
 import { nameClass } from '../lib/wrap.js';
@@ -21,7 +22,10 @@ import './sb-confirm.js';
 import './sb-owner-dialog.js';
 import './sb-agent-combobox.js';
 
-/** Groups: owner, members and pending invitations; reassign the owner or dissolve (REQ-18..23). */
+/**
+ * Groups: owner, members and pending invitations; reassign the owner or dissolve (REQ-18..23).
+ * Filtered by owner and by member or invitee, the filters in the address.
+ */
 @localized()
 @customElement('sb-groups')
 export class SbGroups extends LitElement {
@@ -58,8 +62,15 @@ export class SbGroups extends LitElement {
   @state() private groups: AdminGroup[] = [];
   /** The agents the groups shown name (the server sends their names with each page). */
   @state() private known: ReadonlyMap<string, AgentChoice> = new Map();
-  @state() private owner = '';
-  @state() private participant = '';
+  /** The owner and member filters, as the address says. */
+  @state() private filters: GroupFilters = groupFiltersFromSearch(location.search);
+  private readonly address = new ListAddress(this, pathFor('groups'), (search) => {
+    this.filters = groupFiltersFromSearch(search);
+    void this.load();
+    void this.nameFilterAgents();
+  });
+  /** Answers to superseded requests (the filters changed meanwhile) are dropped. */
+  private generation = 0;
   @state() private next: string | null = null;
   @state() private loaded = false;
   @state() private failure: LoadFailure | null = null;
@@ -71,6 +82,15 @@ export class SbGroups extends LitElement {
   override connectedCallback(): void {
     super.connectedCallback();
     void this.load();
+    void this.nameFilterAgents();
+  }
+
+  /** Names for the filters' agents that no group shown names (an address opened as a link). */
+  private async nameFilterAgents(): Promise<void> {
+    const ids = [this.filters.owner, this.filters.participant].filter((id) => id && !this.known.has(id));
+    if (ids.length === 0) return;
+    const found = await agentsByIds(ids);
+    if (found.length > 0) this.known = new Map([...this.known, ...found.map((a) => [a.agent_id, a] as const)]);
   }
 
   private get agents(): AgentChoice[] {
@@ -82,27 +102,30 @@ export class SbGroups extends LitElement {
   }
 
   private async load(more = false): Promise<void> {
+    const generation = ++this.generation;
     try {
       const page = await call('adminListGroups', {
         query: {
-          owner: this.owner || undefined,
-          participant: this.participant || undefined,
+          owner: this.filters.owner || undefined,
+          participant: this.filters.participant || undefined,
           cursor: more ? (this.next ?? undefined) : undefined,
         },
       });
+      if (generation !== this.generation) return;
       this.groups = more ? [...this.groups, ...page.groups] : page.groups;
       this.known = new Map([...this.known, ...page.agents.map((a) => [a.agent_id, a] as const)]);
       this.next = page.next_cursor;
       this.failure = null;
       this.loaded = true;
     } catch (error) {
-      this.failure = { error, retry: () => this.load(more) };
+      if (generation === this.generation) this.failure = { error, retry: () => this.load(more) };
     }
   }
 
-  private filterBy(which: 'owner' | 'participant') {
+  private filterBy(which: keyof GroupFilters) {
     return (event: CustomEvent<string>) => {
-      this[which] = event.detail;
+      this.filters = { ...this.filters, [which]: event.detail };
+      this.address.write(groupFiltersToSearch(this.filters));
       void this.load();
     };
   }
@@ -182,7 +205,7 @@ export class SbGroups extends LitElement {
           .placeholder=${msg('Any owner')}
           .agents=${this.agents}
           .search=${searchAgents}
-          .value=${this.owner}
+          .value=${this.filters.owner}
           @sb-change=${this.filterBy('owner')}
         ></sb-agent-combobox>
         <sb-agent-combobox
@@ -191,7 +214,7 @@ export class SbGroups extends LitElement {
           .placeholder=${msg('Anyone')}
           .agents=${this.agents}
           .search=${searchAgents}
-          .value=${this.participant}
+          .value=${this.filters.participant}
           @sb-change=${this.filterBy('participant')}
         ></sb-agent-combobox>
       </div>

@@ -1,9 +1,21 @@
 import { localized, msg, str } from '@lit/localize';
 import { Task } from '@lit/task';
-import { html, LitElement } from 'lit';
+import { css, html, LitElement } from 'lit';
 import { customElement, query, state } from 'lit/decorators.js';
+import { live } from 'lit/directives/live.js';
 import { call, type Host, type HostWithCount, listAllHosts } from '../api.js';
 import { failureText } from '../failure-text.js';
+import {
+  HOST_SEARCH_MAX,
+  HOST_SORTS,
+  type HostSort,
+  type HostView,
+  hostViewFromSearch,
+  hostViewToSearch,
+  showHosts,
+} from '../lib/host-list.js';
+import { ListAddress } from '../lib/list-address.js';
+import { pathFor } from '../lib/route.js';
 import { renderLoad } from '../load-state.js';
 import { addressText, nameText } from '../render-names.js';
 import { shared } from '../styles/shared.js';
@@ -13,22 +25,89 @@ import type { SbHostDialog } from './sb-host-dialog.js';
 import './sb-confirm.js';
 import './sb-host-dialog.js';
 
-/** Hosts: the machines agents run on, with the exact addresses they may connect from (REQ-04). */
+/**
+ * Hosts: the machines agents run on, with the exact addresses they may connect from (REQ-04).
+ * Searched and sorted here (the page holds every host), the search and sort in the address.
+ */
 @localized()
 @customElement('sb-hosts')
 export class SbHosts extends LitElement {
-  static override styles = [shared];
+  static override styles = [
+    shared,
+    css`
+      .filters {
+        display: flex;
+        flex-wrap: wrap;
+        gap: 0.75rem;
+        align-items: start;
+        margin-bottom: 0.75rem;
+      }
+      .filters .grow {
+        flex: 1 1 16rem;
+      }
+    `,
+  ];
 
   /** The hosts, each with its agent count from the server; re-run after every change. */
   private readonly task = new Task(this, { task: () => listAllHosts(), args: () => [] });
   /** An action's refusal; a failed load is the task's. */
   @state() private error = '';
+  /** The search and sort, as the address says (lib/host-list.ts). */
+  @state() private view: HostView = hostViewFromSearch(location.search);
+  private readonly address = new ListAddress(this, pathFor('hosts'), (search) => {
+    this.view = hostViewFromSearch(search);
+  });
   @query('sb-host-dialog') private dialog!: SbHostDialog;
   @query('sb-confirm') private confirm!: SbConfirm;
 
   private async saved(event: CustomEvent<Host>): Promise<void> {
     toast(this, msg(str`Saved host ${event.detail.name}.`));
     await this.task.run();
+  }
+
+  private show(view: HostView, typed = false): void {
+    this.view = view;
+    this.address.write(hostViewToSearch(view), { typed });
+  }
+
+  private sortLabel(sort: HostSort): string {
+    switch (sort) {
+      case 'name:asc':
+        return msg('Name (A to Z)');
+      case 'name:desc':
+        return msg('Name (Z to A)');
+      case 'agents:desc':
+        return msg('Most agents first');
+      case 'agents:asc':
+        return msg('Fewest agents first');
+    }
+  }
+
+  private filters() {
+    return html`<form class="filters" role="search" aria-label=${msg('Search and sort hosts')} @submit=${(e: Event) =>
+      e.preventDefault()}>
+      <div class="grow">
+        <label for="host-search">${msg('Search hosts')}</label>
+        <input
+          id="host-search"
+          type="search"
+          maxlength=${HOST_SEARCH_MAX}
+          .value=${live(this.view.q)}
+          @input=${(e: Event) => this.show({ ...this.view, q: (e.target as HTMLInputElement).value }, true)}
+          aria-describedby="host-search-hint"
+        />
+        <div class="hint" id="host-search-hint">${msg('Name, IP address, operating system or description.')}</div>
+      </div>
+      <div>
+        <label for="host-sort">${msg('Sort by')}</label>
+        <select
+          id="host-sort"
+          @change=${(e: Event) => this.show({ ...this.view, sort: (e.target as HTMLSelectElement).value as HostSort })}
+        >
+          ${HOST_SORTS.map((s) => html`<option value=${s} .selected=${live(this.view.sort === s)}>${this.sortLabel(s)}</option>`)}
+        </select>
+      </div>
+    </form>`;
   }
 
   private async deleteHost(host: Host): Promise<void> {
@@ -54,6 +133,7 @@ export class SbHosts extends LitElement {
         <h1>${msg('Hosts')}</h1>
         <button class="primary" type="button" @click=${() => this.dialog.open(null)}>${msg('Add host')}</button>
       </div>
+      ${this.filters()}
       ${this.error ? html`<p class="notice error" role="alert">${this.error}</p>` : ''}
       ${renderLoad(
         this.task,
@@ -64,10 +144,13 @@ export class SbHosts extends LitElement {
       <sb-confirm></sb-confirm>`;
   }
 
-  private table(hosts: HostWithCount[]) {
-    return hosts.length === 0
+  private table(all: HostWithCount[]) {
+    const hosts = showHosts(all, this.view);
+    return all.length === 0
       ? html`<p class="muted">${msg('No hosts yet. Add the first machine your agents run on.')}</p>`
-      : html`<table class="stack">
+      : hosts.length === 0
+        ? html`<p class="muted">${msg('No host matches the search.')}</p>`
+        : html`<table class="stack">
               <thead>
                 <tr>
                   <th scope="col">${msg('Name')}</th>

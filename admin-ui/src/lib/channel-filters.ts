@@ -109,3 +109,30 @@ export function channelTitle(channel: {
   if (channel.kind === 'group') return channel.name || channel.channel_id;
   return channel.participants.length > 0 ? channel.participants.map(participantLabel).join(' ↔ ') : channel.channel_id;
 }
+
+/** The Groups page's filters: the owner, and a member or invitee (agent IDs, '' for any). */
+export interface GroupFilters {
+  owner: string;
+  participant: string;
+}
+
+export const EMPTY_GROUP_FILTERS: GroupFilters = { owner: '', participant: '' };
+
+/** The Groups page's address (`/groups?owner=…&participant=…`). */
+export function groupFiltersToSearch(filters: GroupFilters): string {
+  const search = new URLSearchParams();
+  if (AGENT_ID.test(filters.owner)) search.set('owner', filters.owner);
+  if (AGENT_ID.test(filters.participant)) search.set('participant', filters.participant);
+  const text = search.toString();
+  return text ? `?${text}` : '';
+}
+
+/** Reads the Groups filters back from the address; anything but an agent ID is no filter. */
+export function groupFiltersFromSearch(text: string): GroupFilters {
+  const search = new URLSearchParams(text);
+  const id = (key: string) => {
+    const value = search.get(key)?.trim() ?? '';
+    return AGENT_ID.test(value) ? value : '';
+  };
+  return { owner: id('owner'), participant: id('participant') };
+}
