@@ -14,5 +14,8 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     teardownTimeout: 30_000,
+    // expect.poll waits on a real server and browser sharing two cores with another test file: its
+    // default of 1 s gives up under that load on what a person would simply wait for (a reload).
+    expect: { poll: { timeout: 10_000 } },
   },
 });
