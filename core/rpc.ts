@@ -8,7 +8,7 @@ import type { Agent, Host, Message } from './contract/models.js';
 import type { AdminSession, CleanupStatus } from './contract/operations/admin.js';
 import type { AgentRejection } from './contract/operations/admin-agent.js';
 import type { BulkAgentResult, SettingsImpact } from './contract/operations/admin-bulk.js';
-import type { AdminAccount, AdminSessionInfo, AuditEntry } from './contract/operations/admins.js';
+import type { AdminAccount, AdminSessionInfo, AuditEntry, listAuditLog } from './contract/operations/admins.js';
 import type { AdminGroup } from './contract/operations/groups.js';
 import type { DirectoryEntry } from './contract/operations/identity.js';
 import type { ChannelListEntry, Claim } from './contract/operations/messaging.js';
@@ -83,3 +83,6 @@ export type ScrapeAnswer =
   | { state: 'off' }
   | { state: 'refused' }
   | { state: 'ok'; agents: AgentKeyCount[]; refusals: Record<RejectionView['reason'], number> };
+
+/** The audit log's filters as GET /admin/audit takes them: the registry's query and the console's address. */
+export type AuditFilter = Omit<z.infer<NonNullable<(typeof listAuditLog)['query']>>, 'cursor' | 'limit'>;

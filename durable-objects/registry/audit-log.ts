@@ -11,7 +11,7 @@
 import { and, desc, eq, gte, inArray, isNotNull, isNull, lt, lte, type SQL, sql } from 'drizzle-orm';
 import type { FieldChange } from '../../core/domain/audit-changes.js';
 import { decodeSeqCursor, encodeCursor } from '../../core/lib/cursor.js';
-import type { AuditEntryView } from '../../core/rpc.js';
+import type { AuditEntryView, AuditFilter } from '../../core/rpc.js';
 import { iso } from '../shared/database.js';
 import type { RegistryDb } from './database.js';
 import * as schema from './schema.js';
@@ -55,14 +55,6 @@ export interface RefusalRecord {
   clientAddress: string;
   outcome: string;
   requestId: string;
-}
-
-export interface AuditFilter {
-  admin?: string;
-  action?: string;
-  target?: string;
-  since?: string;
-  until?: string;
 }
 
 export class AuditLog {

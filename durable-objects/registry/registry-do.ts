@@ -10,6 +10,7 @@ import type {
   AdminSessionInfoView,
   AgentView,
   AuditEntryView,
+  AuditFilter,
   BulkAgentResultView,
   DirectoryEntryView,
   HostView,
@@ -27,13 +28,7 @@ import { drainDeletions, recordDeletion, refuseOwner } from './agent-deletion.js
 import type { AgentListQuery } from './agent-list.js';
 import { AgentSnapshot } from './agent-snapshot.js';
 import { AgentSyncOutbox } from './agent-sync-outbox.js';
-import {
-  AUDIT_PRUNE_INTERVAL_MS,
-  type AuditFilter,
-  AuditLog,
-  type AuditRecord,
-  type RefusalRecord,
-} from './audit-log.js';
+import { AUDIT_PRUNE_INTERVAL_MS, AuditLog, type AuditRecord, type RefusalRecord } from './audit-log.js';
 import { BulkAgents, type ImportedAgent, type ImportRowInput } from './bulk-agents.js';
 import type { RegistryDb } from './database.js';
 import { type FleetAgentFigures, fleetAgentFigures } from './fleet-summary.js';

@@ -60,16 +60,6 @@ export class SbAgents extends LitElement {
   static override styles = [
     shared,
     css`
-      .filters {
-        display: flex;
-        flex-wrap: wrap;
-        gap: 0.75rem;
-        align-items: start;
-        margin-bottom: 0.75rem;
-      }
-      .filters .grow {
-        flex: 1 1 16rem;
-      }
       .row-actions {
         flex-wrap: nowrap;
       }

@@ -32,16 +32,6 @@ export class SbGroups extends LitElement {
   static override styles = [
     shared,
     css`
-      .filters {
-        display: flex;
-        flex-wrap: wrap;
-        gap: 0.75rem;
-        align-items: end;
-        margin-bottom: 1rem;
-      }
-      .filters {
-        align-items: start;
-      }
       .filters sb-agent-combobox {
         flex: 0 1 18rem;
         min-width: 12rem;

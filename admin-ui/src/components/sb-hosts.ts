@@ -1,6 +1,6 @@
 import { localized, msg, str } from '@lit/localize';
 import { Task } from '@lit/task';
-import { css, html, LitElement } from 'lit';
+import { html, LitElement } from 'lit';
 import { customElement, query, state } from 'lit/decorators.js';
 import { live } from 'lit/directives/live.js';
 import { call, type Host, type HostWithCount, listAllHosts } from '../api.js';
@@ -32,21 +32,7 @@ import './sb-host-dialog.js';
 @localized()
 @customElement('sb-hosts')
 export class SbHosts extends LitElement {
-  static override styles = [
-    shared,
-    css`
-      .filters {
-        display: flex;
-        flex-wrap: wrap;
-        gap: 0.75rem;
-        align-items: start;
-        margin-bottom: 0.75rem;
-      }
-      .filters .grow {
-        flex: 1 1 16rem;
-      }
-    `,
-  ];
+  static override styles = [shared];
 
   /** The hosts, each with its agent count from the server; re-run after every change. */
   private readonly task = new Task(this, { task: () => listAllHosts(), args: () => [] });

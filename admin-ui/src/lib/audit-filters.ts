@@ -5,16 +5,11 @@
  * form shows them in the browser's.
  */
 import { FIELD_LIMITS } from '../../../core/lib/limits.js';
+import type { AuditFilter } from '../../../core/rpc.js';
 import { AUDIT_ACTIONS } from './audit-actions.js';
 import { queryString } from './list-address.js';
 
-export interface AuditFilter {
-  admin?: string;
-  action?: string;
-  target?: string;
-  since?: string;
-  until?: string;
-}
+export type { AuditFilter };
 
 /** As GET /admin/audit takes them (AdminUsername, the target's length). */
 const ADMIN = new RegExp(`^[A-Za-z0-9._-]{1,${FIELD_LIMITS.admin_username}}$`);

@@ -260,4 +260,15 @@ export const shared = css`
       color: var(--sb-muted);
     }
   }
+  /* A list's search and filter controls above it (Agents, Hosts, Groups; Channels lays out its own). */
+  .filters {
+    display: flex;
+    flex-wrap: wrap;
+    gap: 0.75rem;
+    align-items: start;
+    margin-bottom: 0.75rem;
+  }
+  .filters .grow {
+    flex: 1 1 16rem;
+  }
 `;
