@@ -135,7 +135,8 @@ export class AgentDO extends DurableObject<Env> {
     channelIds: string[] = [],
     extras: AuthExtras = {},
   ): Promise<AuthResult> {
-    const account = await this.accountFor(agentId);
+    // Read directly when loaded: the common case pays no extra await.
+    const account = this.account ?? (await this.accountFor(agentId));
     const keyMatches = !!account?.keyHash && digestsEqual(account.keyHash, keyHash);
     if (!account?.enabled || !keyMatches) {
       if (account)
