@@ -1,7 +1,9 @@
 /**
  * The dependency hazards stay gone: no source reads zod's internals (`_zod`) or writes Hono's
  * undocumented body cache, and nothing imports @asteasolutions/zod-to-openapi directly (a second
- * copy would read an empty metadata registry: test/node/help-text.test.ts shows what is lost).
+ * copy would read an empty metadata registry: test/node/help-text.test.ts shows what is lost),
+ * and no Durable Object uses drizzle's relational queries (`db.query.<table>`): the objects open
+ * drizzle without the schema (durable-objects/shared/database.ts), so those would be undefined.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -20,6 +22,7 @@ describe('dependency hazards', () => {
     ['zod internals', /\._zod\b/],
     ["Hono's body cache", /\bbodyCache\b/],
     ['a direct zod-to-openapi import', /from ['"]@asteasolutions\/zod-to-openapi['"]/],
+    ["drizzle's relational queries", /\b(?:db|tx|this\.db)\.query\b/],
   ])('no source uses %s', (_what, pattern) => {
     const offenders = files.filter((file) => pattern.test(readFileSync(join(root, file), 'utf8')));
     expect(offenders).toEqual([]);
