@@ -4,8 +4,9 @@ import { createMiddleware } from 'hono/factory';
 import { ApiError } from '../../core/contract/errors.js';
 import type { OperationDef } from '../../core/contract/registry.js';
 import { channelOfFileId } from '../../core/domain/file-id.js';
-import { hasValidTag, parseApiKey, pepperOf, storedKeyHash } from '../../core/lib/api-key.js';
+import { hasValidTag, type ParsedKey, parseApiKey, pepperOf, storedKeyHash } from '../../core/lib/api-key.js';
 import { keyedHash } from '../../core/lib/crypto.js';
+import { Memo } from '../../core/lib/memo.js';
 import { agentObject, registry } from '../../core/stubs.js';
 import { readJsonBody } from '../body/index.js';
 import type { AppEnv } from '../handlers/types.js';
@@ -17,6 +18,28 @@ import { authExtrasFor } from './auth-extras.js';
 export const SESSION_COOKIE = 'switchboard_session';
 
 const UNAUTHENTICATED = 'Missing, unknown or revoked API key, or disabled agent.';
+
+/**
+ * Tagged keys this isolate has checked, with their stored hash: both are pure functions of the key
+ * and the pepper, two HMACs that were a measurable share of every request's CPU. Only a key with a
+ * valid tag enters (nobody makes one without the pepper), so a refusal costs what it always did
+ * and the memo holds the keys of real agents only. Whether the key is still the agent's is not
+ * remembered here: its own object answers that on every request.
+ */
+const checkedKeys = new Memo<{ pepper: string; keyHash: string }>(4096);
+
+/** The stored hash of a key this server issued or still accepts, or null for a key to refuse. */
+async function keyHashOf(c: Context<AppEnv>, pepper: string, parsed: ParsedKey | null): Promise<string | null> {
+  const checked = parsed && checkedKeys.get(parsed.key);
+  if (checked && checked.pepper === pepper) return checked.keyHash;
+  const tagged = await hasValidTag(pepper, parsed);
+  // Looked up for every untagged key, known agent or not, so that both cost the same.
+  const legacy = !tagged && (await legacyKeyAgents(c.env)).has(parsed?.agentId ?? '');
+  if (!parsed || !(tagged || legacy)) return null;
+  const keyHash = await storedKeyHash(pepper, parsed.key, tagged);
+  if (tagged) checkedKeys.set(parsed.key, { pepper, keyHash });
+  return keyHash;
+}
 
 /** The channel or group IDs a request names in its path or query (at most three). */
 function namedChannels(c: Context<AppEnv>): string[] {
@@ -59,14 +82,11 @@ export function requireAgentFor(op: OperationDef | null) {
     const header = c.req.header('authorization') ?? '';
     const parsed = parseApiKey(/^Bearer\s+(\S+)\s*$/i.exec(header)?.[1] ?? '');
     const pepper = pepperOf(c.env);
-    const tagged = await hasValidTag(pepper, parsed);
-    // Looked up for every untagged key, known agent or not, so that both cost the same.
-    const legacy = !tagged && (await legacyKeyAgents(c.env)).has(parsed?.agentId ?? '');
-    if (!parsed || !(tagged || legacy)) {
+    const keyHash = await keyHashOf(c, pepper, parsed);
+    if (!parsed || keyHash === null) {
       if (parsed) noteRefusedKey(c.env, (work) => c.executionCtx.waitUntil(work), parsed.agentId, c.get('clientIp'));
       throw new ApiError('unauthenticated', UNAUTHENTICATED);
     }
-    const keyHash = await storedKeyHash(pepper, parsed.key, tagged);
     const stub = agentObject(c.env, parsed.agentId);
     let pending = false;
     if (extras && op) {
