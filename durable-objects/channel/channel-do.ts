@@ -10,7 +10,7 @@ import { replyNotFound } from '../../core/domain/threads.js';
 import type { Env } from '../../core/env.js';
 import { randomToken, sha256Hex } from '../../core/lib/crypto.js';
 
-import type { ChannelSearchPage } from '../../core/rpc.js';
+import type { ChannelSearchPage, ClaimView, MessageView } from '../../core/rpc.js';
 import { agentObject, groupCatalog, registry } from '../../core/stubs.js';
 import migrations from '../../migrations/channel/migrations.js';
 import type { RetentionLimits } from '../retention/cleanup-runs.js';
@@ -21,20 +21,13 @@ import { faultPoint } from '../shared/fault-point.js';
 import { backoffMs, DELIVERY_RETRY, deliverPending } from '../shared/outbox.js';
 import { BACKLOG_REPORT_DELAY_MS, ChannelAttachments } from './attachments.js';
 import type { ChannelFileView } from './files.js';
-import type { Pool } from './hot-sql.js';
+import type { HistoryPage } from './history.js';
+import type { AckOutcome, InboxCounts, LeaseOutcome, Pool } from './inbox.js';
 import { IndexKnowledge } from './index-knowledge.js';
 import { GroupMembership } from './membership.js';
 import * as schema from './schema.js';
-import {
-  type AckOutcome,
-  ChannelStore,
-  type ClaimView,
-  type HistoryPage,
-  type InboxCounts,
-  type LeaseOutcome,
-  type MessageView,
-  type SendOutcome,
-} from './store.js';
+import type { SendOutcome } from './sending.js';
+import { ChannelStore } from './store.js';
 
 /** An ACK, extend or release outcome, or a group's reason for not_found (explainNotFound). */
 type WithGroupRefusal<T> = T | { message_id: string; status: 'rejected'; code: 'not_group_member' | 'message_purged' };
@@ -478,7 +471,7 @@ export class ChannelDO extends DurableObject<Env> {
   /** Every message goes through purgeMessages, the channel's one deletion path (files included). */
   async dissolve(groupId: string): Promise<void> {
     const now = this.now();
-    this.groups.dissolve(groupId, (tx) => this.store.purgeMessages(tx, { upTo: Number.MAX_SAFE_INTEGER }, now));
+    this.groups.dissolve(groupId, () => this.store.purgeMessages({ upTo: Number.MAX_SAFE_INTEGER }, now));
     await this.afterMembershipChange();
     await this.attachments.afterWrite(false);
     // The catalog drops the group from the administrators' list and the overview's totals at once.

@@ -28,7 +28,7 @@ export const channel = sqliteTable('channel', {
   /**
    * Messages up to this seq are in the search index (messages_fts); newer ones are added in
    * batches, by a send once INDEX_BATCH are waiting or by the first search that needs them
-   * (durable-objects/channel/hot-sql.ts indexPending). The delete triggers skip the newer ones.
+   * (durable-objects/channel/sending.ts indexPending). The delete triggers skip the newer ones.
    */
   indexedSeq: integer('indexed_seq').notNull().default(0),
 });
@@ -107,7 +107,7 @@ export const dedup = sqliteTable(
 );
 
 /**
- * IDs of recently purged messages (the newest PURGED_IDS_KEPT, store.ts), so an ACK can answer
+ * IDs of recently purged messages (the newest PURGED_IDS_KEPT, retention.ts), so an ACK can answer
  * `message_purged`, not `not_found`, and a reply to a purged message still finds its thread.
  */
 export const purged = sqliteTable(

@@ -12,7 +12,8 @@ import { describe, expect, it } from 'vitest';
 import { dmChannelId } from '../../core/domain/ids.js';
 import { SEARCH_BUDGET, searchPlan } from '../../core/domain/search.js';
 import * as schema from '../../durable-objects/channel/schema.js';
-import { ChannelStore, SEARCH_INDEX_BATCH } from '../../durable-objects/channel/store.js';
+import { SEARCH_INDEX_BATCH } from '../../durable-objects/channel/sending.js';
+import { ChannelStore } from '../../durable-objects/channel/store.js';
 import searchMigration from '../../migrations/channel/0005_search_index.sql';
 import batchMigration from '../../migrations/channel/0006_deferred_search_index.sql';
 import { type Call, call } from './helpers.js';
@@ -394,7 +395,7 @@ const sqlCheck = sql`insert into messages_fts(messages_fts, rank) values ('integ
 
 /**
  * FTS5's own consistency check against the retained messages, once the rows still waiting for a
- * batch are indexed (as the next batch would: hot-sql.ts indexPending), since a search reads them
+ * batch are indexed (as the next batch would: sending.ts indexPending), since a search reads them
  * without indexing them.
  */
 function checkIndex(db: Db): void {
@@ -402,7 +403,7 @@ function checkIndex(db: Db): void {
   db.run(sqlCheck);
 }
 
-/** Indexes the rows waiting for a batch, with the statements of hot-sql.ts indexPending. */
+/** Indexes the rows waiting for a batch, with the statements of sending.ts indexPending. */
 function indexWaiting(db: Db): void {
   db.run(sql`insert into messages_fts (rowid, body)
     select seq, body from messages where seq > (select indexed_seq from channel where id = 1) order by seq`);
