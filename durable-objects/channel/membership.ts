@@ -3,7 +3,7 @@
  * own transactions, so a membership change and a message can never interleave (a leave and a send
  * to the leaver, a join and a send, a dissolve and anything). Each change bumps the channel's
  * membership version and writes, in the same transaction, outbox rows for the agents whose inbox
- * index must learn it (channel-do.ts delivers them) and marks the group catalog copy as behind.
+ * index must learn it (outbox.ts NoteDelivery delivers them) and marks the group catalog copy as behind.
  */
 import { eq, sql } from 'drizzle-orm';
 import { ApiError, type ErrorCode } from '../../core/contract/errors.js';
@@ -51,6 +51,11 @@ function refuse(code: ErrorCode, groupId: string): never {
  */
 const ACCESS_ROW = `select c.kind, c.status, p.state, p.role from channel c
     left join participants p on p.agent_id = ? where c.id = 1`;
+
+/** An ACK, extend or release outcome, or a group's reason for not_found (explainNotFound). */
+export type WithGroupRefusal<T> =
+  | T
+  | { message_id: string; status: 'rejected'; code: 'not_group_member' | 'message_purged' };
 
 interface GroupState {
   record: GroupRecord;
@@ -268,6 +273,28 @@ export class GroupMembership {
     return (
       this.db.select({ id: purged.messageId }).from(purged).where(eq(purged.messageId, messageId)).get() !== undefined
     );
+  }
+
+  /**
+   * The inbox answers not_found to anyone who is not an active participant. In a group, someone
+   * who left (or was never more than invited) is told why, and after dissolution the messages
+   * are gone like any purged message; a stranger still learns nothing. Asked only when some item
+   * is not_found: an ordinary ACK reads no membership at all.
+   */
+  explainNotFound<T extends { message_id: string; status: string; code?: string }>(
+    agentId: string,
+    outcomes: T[],
+  ): WithGroupRefusal<T>[] {
+    let refusal: ReturnType<GroupMembership['ackRefusal']> | undefined;
+    return outcomes.map((outcome) => {
+      if (outcome.status !== 'rejected' || outcome.code !== 'not_found') return outcome;
+      if (refusal === undefined) refusal = this.ackRefusal(agentId);
+      if (refusal) return { message_id: outcome.message_id, status: 'rejected', code: refusal };
+      if (this.purgedByDissolution(outcome.message_id)) {
+        return { message_id: outcome.message_id, status: 'rejected', code: 'message_purged' };
+      }
+      return outcome;
+    });
   }
 
   reassignOwner(groupId: string, newOwnerId: string): GroupView {

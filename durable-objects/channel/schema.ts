@@ -1,3 +1,8 @@
+/**
+ * The channel object's tables, for drizzle and drizzle-kit (migrations/channel/). The hot paths
+ * name these columns in fixed SQL text beside their jobs (shared-sql.ts says why), so a column
+ * renamed here must be renamed there too; the store-level tests run every statement.
+ */
 import { index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 import type { AttachmentRecord } from '../../core/domain/content.js';
 import type { DeliveryState } from '../../core/domain/deliveries.js';

@@ -44,7 +44,8 @@ export class ChannelStore {
   private readonly reading: ChannelHistory;
   private readonly admin: ChannelAdminView;
   private readonly retention: ChannelRetention;
-  private readonly notes: ChannelOutbox;
+  /** The outbox rows (outbox.ts), which the ChannelDO's NoteDelivery drains. */
+  readonly notes: ChannelOutbox;
 
   /** The one database handle the jobs share (a store-level test reads its storage). */
   constructor(private readonly db: Db) {
@@ -212,11 +213,7 @@ export class ChannelStore {
     return this.files.find(fileId);
   }
 
-  // Outbox towards the participants' inbox indexes (outbox.ts)
-
-  hasOutbox(): boolean {
-    return this.notes.any();
-  }
+  // Outbox towards the participants' inbox indexes (outbox.ts), as the store-level tests read it
 
   outbox(): OutboxItem[] {
     return this.notes.pending();
@@ -224,13 +221,5 @@ export class ChannelStore {
 
   outboxDelivered(agentId: string, version: number, readAt: number): void {
     this.notes.markDelivered(agentId, version, readAt);
-  }
-
-  deleteDeliveredOutbox(): void {
-    this.notes.deleteDelivered();
-  }
-
-  outboxFailed(agentId: string, error: string): void {
-    this.notes.failed(agentId, error);
   }
 }
