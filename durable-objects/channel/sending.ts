@@ -3,7 +3,7 @@
  * participant of an existing channel (groups), each one synchronous transaction that checks the
  * reply target, compares with the sender's dedup pointer, inserts the message with its deliveries
  * and outbox rows, applies retention (retention.ts) and, every SEARCH_INDEX_BATCH sends, feeds the
- * search index. No await can split the dedup comparison from its insert.
+ * search index (a bounded number of bytes at a time). No await can split the dedup comparison from its insert.
  *
  * Every statement of a send is fixed SQL text (shared-sql.ts says why): this is the hottest path.
  * Creating a pair's channel happens once per channel and stays on drizzle.
@@ -33,6 +33,15 @@ const { channel, participants } = schema;
  * (history.ts). Each batch is one FTS5 segment.
  */
 export const SEARCH_INDEX_BATCH = 64;
+
+/**
+ * The most body bytes one send feeds the index beyond a single message. Trigram indexing costs
+ * about its text's length on the one thread (a batch of 64 bodies of 16,000 characters held it for
+ * a fifth of a second), so a batch takes the oldest waiting messages up to this size and leaves
+ * the rest to the next sends: each of those indexes at least one, so fewer than SEARCH_INDEX_BATCH
+ * keep waiting. Short messages still go 64 at a time.
+ */
+export const SEARCH_INDEX_BATCH_BYTES = 64 * 1024;
 
 /** The message a send answered with, as the send results show it. */
 export interface SentMessage {
@@ -115,10 +124,15 @@ const INSERT = {
  * trigger skipped). One FTS5 segment per batch instead of one per send.
  */
 const INDEX_PENDING = {
-  waiting: 'select last_seq > indexed_seq as waiting from channel where id = 1',
+  /** The waiting messages' sizes in bytes, oldest first (at most a batch: the rest waits anyway). */
+  waiting: `select seq, length(cast(body as blob)) as bytes from messages
+    where seq > (select indexed_seq from channel where id = 1) order by seq limit ${SEARCH_INDEX_BATCH}`,
   insert: `insert into messages_fts (rowid, body)
-    select seq, body from messages where seq > (select indexed_seq from channel where id = 1) order by seq`,
-  mark: 'update channel set indexed_seq = last_seq where id = 1 and indexed_seq < last_seq',
+    select seq, body from messages where seq > (select indexed_seq from channel where id = 1) and seq <= ? order by seq`,
+  /** Every waiting message went in: the purged seqs above the last one are done too. */
+  markAll: 'update channel set indexed_seq = last_seq where id = 1 and indexed_seq < last_seq',
+  /** Part of them went in (SEARCH_INDEX_BATCH_BYTES): the rest waits above `?`. */
+  markUpTo: 'update channel set indexed_seq = ? where id = 1 and indexed_seq < ?',
 };
 
 export class ChannelSending {
@@ -278,11 +292,27 @@ export class ChannelSending {
     return r && messageRow(r);
   }
 
-  /** Feeds the search index one batch (INDEX_PENDING), in the send's transaction. */
+  /**
+   * Feeds the search index one batch (INDEX_PENDING), in the send's transaction: the oldest waiting
+   * messages up to SEARCH_INDEX_BATCH_BYTES, at least one.
+   */
   private indexPending(): void {
-    if (!this.sql.first(INDEX_PENDING.waiting)?.waiting) return;
-    this.sql.run(INDEX_PENDING.insert);
-    this.sql.run(INDEX_PENDING.mark);
+    const waiting = this.sql.all(INDEX_PENDING.waiting);
+    if (waiting.length === 0) {
+      this.sql.run(INDEX_PENDING.markAll);
+      return;
+    }
+    let upTo = 0;
+    let bytes = 0;
+    for (const row of waiting) {
+      bytes += Number(row.bytes);
+      if (upTo > 0 && bytes > SEARCH_INDEX_BATCH_BYTES) break;
+      upTo = Number(row.seq);
+    }
+    this.sql.run(INDEX_PENDING.insert, upTo);
+    const everyOne = upTo === Number(waiting.at(-1)?.seq) && waiting.length < SEARCH_INDEX_BATCH;
+    if (everyOne) this.sql.run(INDEX_PENDING.markAll);
+    else this.sql.run(INDEX_PENDING.markUpTo, upTo, upTo);
   }
 }
 
