@@ -25,9 +25,9 @@ const { values } = parseArgs({
 const MESSAGES = Number(values.messages);
 // The batch a send indexes at once: read from the store, so this bench follows it.
 const SEARCH_INDEX_BATCH = Number(
-  /SEARCH_INDEX_BATCH = (\d+)/.exec(readFileSync('durable-objects/channel/store.ts', 'utf8'))?.[1] ?? Number.NaN,
+  /SEARCH_INDEX_BATCH = (\d+)/.exec(readFileSync('durable-objects/channel/sending.ts', 'utf8'))?.[1] ?? Number.NaN,
 );
-if (!(SEARCH_INDEX_BATCH > 0)) throw new Error('SEARCH_INDEX_BATCH not found in durable-objects/channel/store.ts');
+if (!(SEARCH_INDEX_BATCH > 0)) throw new Error('SEARCH_INDEX_BATCH not found in durable-objects/channel/sending.ts');
 const ROUNDS = Number(values.rounds);
 const SECTION = '## Search index cost';
 
@@ -45,7 +45,7 @@ const perInsert = files.filter((f) => f.includes('0005_search_index')).flatMap(s
 const batched = files.filter((f) => f.includes('search_index')).flatMap(split);
 if (perInsert.length === 0 || batched.length === perInsert.length) throw new Error('search index migrations not found');
 // [statements, batch]: batch 0 indexes by the insert trigger (0005); batch N indexes N messages at a
-// time, as a send does once SEARCH_INDEX_BATCH are waiting (0006, durable-objects/channel/store.ts).
+// time, as a send does once SEARCH_INDEX_BATCH are waiting (0006, durable-objects/channel/sending.ts).
 const VARIANTS = {
   'no index': [base, 0],
   'trigram, each insert (0005)': [[...base, ...perInsert], 0],

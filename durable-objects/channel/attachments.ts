@@ -20,7 +20,9 @@ import type { DeletionStats } from '../shared/deletion-jobs.js';
 import { backoffMs, DELIVERY_RETRY, deliverPending } from '../shared/outbox.js';
 import { ChannelCatalogReport } from './catalog-report.js';
 import type { StoredFileRef } from './files.js';
-import type { ChannelStore, Db, SendOutcome } from './store.js';
+import type { SendOutcome } from './sending.js';
+import { type Db, storageOf } from './shared-sql.js';
+import type { ChannelStore } from './store.js';
 
 /** How soon a failed catalog report is tried again. */
 const CATALOG_RETRY_MS = backoffMs(1, DELIVERY_RETRY);
@@ -34,12 +36,21 @@ export const BACKLOG_REPORT_DELAY_MS = 5_000;
 /** After a lease's end, so the report sees it ended. */
 const LEASE_END_SLACK_MS = 1_000;
 
+/**
+ * After every write: whether deletions are owed (jobs, or copies in flight) and whether the
+ * retention catalog has confirmed this channel, in one statement instead of three. Fixed text
+ * (shared-sql.ts says why): this runs after every send.
+ */
+const AFTER_WRITE_STATE = `select exists(select 1 from deletion_jobs) or exists(select 1 from pending_objects) as work,
+    exists(select 1 from retention_catalog) as cataloged`;
+
 export type PreparedSend =
   | { duplicate: SendOutcome; content?: undefined; file?: undefined }
   | { duplicate?: undefined; content: MessageContent; file?: StoredFileRef };
 
 export class ChannelAttachments {
   private readonly catalog: ChannelCatalogReport;
+  private readonly sql: SqlStorage;
 
   constructor(
     private readonly env: Env,
@@ -50,6 +61,7 @@ export class ChannelAttachments {
     private readonly alarms: AlarmScheduler,
   ) {
     this.catalog = new ChannelCatalogReport(db);
+    this.sql = storageOf(db);
   }
 
   /**
@@ -100,10 +112,9 @@ export class ChannelAttachments {
    * messages never wait for the catalog.
    */
   async afterWrite(sent: boolean): Promise<void> {
-    // One fixed-text statement (hot-sql.ts): this runs after every send.
-    const { work, cataloged } = this.store.afterWriteState();
-    if (work) await this.runDeletions();
-    if (sent && !cataloged) await this.syncCatalog();
+    const state = this.sql.exec<{ work: number; cataloged: number }>(AFTER_WRITE_STATE).one();
+    if (state.work === 1) await this.runDeletions();
+    if (sent && state.cataloged !== 1) await this.syncCatalog();
   }
 
   /**

@@ -30,7 +30,7 @@ function sameStats(a: ConfirmedStats, b: ConfirmedStats): boolean {
 
 /**
  * Each active participant's unread deliveries (leased and parked among them) and the oldest one's
- * time, by the rules of the inbox counts (hot-sql.ts counts), in one grouped statement; and the
+ * time, by the rules of the inbox counts (inbox.ts COUNTS), in one grouped statement; and the
  * earliest live lease expiry, when the figures next change by themselves (a lease ending).
  */
 function backlogNow(

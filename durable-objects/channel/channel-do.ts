@@ -1,3 +1,10 @@
+/**
+ * The channel Durable Object: the RPC surface the worker calls through typed stubs (core/stubs.ts),
+ * a thin shell over the channel's jobs. The synchronous storage is ChannelStore (store.ts, one
+ * module per job beside it); this class adds what is async or per instance: the clock, claim
+ * tokens, file copies (attachments.ts), the notes' delivery (outbox.ts NoteDelivery), the group
+ * rules (membership.ts) and the one alarm.
+ */
 import { DurableObject } from 'cloudflare:workers';
 import { ApiError } from '../../core/contract/errors.js';
 import type { AdminChannelFilter, ChannelAdminSummary } from '../../core/domain/admin-channels.js';
@@ -10,34 +17,23 @@ import { replyNotFound } from '../../core/domain/threads.js';
 import type { Env } from '../../core/env.js';
 import { randomToken, sha256Hex } from '../../core/lib/crypto.js';
 
-import type { ChannelSearchPage } from '../../core/rpc.js';
-import { agentObject, groupCatalog, registry } from '../../core/stubs.js';
+import type { ChannelSearchPage, ClaimView, MessageView } from '../../core/rpc.js';
+import { registry } from '../../core/stubs.js';
 import migrations from '../../migrations/channel/migrations.js';
 import type { RetentionLimits } from '../retention/cleanup-runs.js';
 import { AlarmScheduler } from '../shared/alarm-scheduler.js';
 import { openDatabase } from '../shared/database.js';
 import type { DeletionStats } from '../shared/deletion-jobs.js';
 import { faultPoint } from '../shared/fault-point.js';
-import { backoffMs, DELIVERY_RETRY, deliverPending } from '../shared/outbox.js';
 import { BACKLOG_REPORT_DELAY_MS, ChannelAttachments } from './attachments.js';
 import type { ChannelFileView } from './files.js';
-import type { Pool } from './hot-sql.js';
-import { IndexKnowledge } from './index-knowledge.js';
-import { GroupMembership } from './membership.js';
+import type { HistoryPage } from './history.js';
+import type { AckOutcome, InboxCounts, LeaseOutcome, Pool } from './inbox.js';
+import { GroupMembership, type WithGroupRefusal } from './membership.js';
+import { NoteDelivery } from './outbox.js';
 import * as schema from './schema.js';
-import {
-  type AckOutcome,
-  ChannelStore,
-  type ClaimView,
-  type HistoryPage,
-  type InboxCounts,
-  type LeaseOutcome,
-  type MessageView,
-  type SendOutcome,
-} from './store.js';
-
-/** An ACK, extend or release outcome, or a group's reason for not_found (explainNotFound). */
-type WithGroupRefusal<T> = T | { message_id: string; status: 'rejected'; code: 'not_group_member' | 'message_purged' };
+import type { ChannelSend, ReplyRefused, SendOutcome } from './sending.js';
+import { ChannelStore } from './store.js';
 
 /** Token hashes for the store (WebCrypto is async, the store's transactions are not). */
 function hashTokens(
@@ -48,70 +44,50 @@ function hashTokens(
   );
 }
 
-/** The sender's display name (stored with the message) and the message it answers, if any. */
-interface SenderInput {
+/**
+ * What every send carries: the sender with its display name (stored with the message), the message
+ * it answers if any, the content and the caps enforced with the insert (`max_files` with a file).
+ */
+interface SendInput {
+  sender_id: string;
   sender_name: string;
   reply_to?: string;
+  content: MessageContent;
+  max_messages: number;
+  max_files?: number;
 }
 
 type NamedMessageView = MessageView & { sender_display_name: string };
 export type NamedClaimView = Omit<ClaimView, 'message'> & { message: NamedMessageView };
 export type NamedHistoryPage = Omit<HistoryPage, 'messages'> & { messages: NamedMessageView[] };
 
-/** When a note to an agent's inbox index (or the group catalog) failed, the alarm tries again after this long. */
-const OUTBOX_RETRY_MS = backoffMs(1, DELIVERY_RETRY);
-/**
- * The alarm is armed with each send's commit (once until it fires) with this delay, as a safety
- * net for a crash between the commit and the notes: the recipient's index may not list the
- * channel, so nothing but this alarm wakes the channel after a restart, and the notes it holds go
- * out this long after the commit at the latest (at once when the restart comes later). Short,
- * because until then the inbox does not offer the message.
- */
-const OUTBOX_SAFETY_MS = OUTBOX_RETRY_MS;
-/**
- * Notes that need not precede a send's answer (index-knowledge.ts: the channel list's
- * last_message_at, a hint the index already has) go out this long after the first of them,
- * coalesced: one note per agent for all the sends in between. They are committed in the outbox
- * with their message, so a crash in between leaves them to the safety alarm.
- */
-const NOTE_COALESCE_MS = 1_000;
-
 /**
  * One per channel (`dm_…` for a pair of agents, `grp_…` for a group): messages with their strict
  * seq, per-recipient deliveries and claims, dedup pointers and the outbox to the participants'
- * inbox indexes. A thin shell over ChannelStore: it owns the clock, the token randomness and the
- * outbox delivery, the store owns every transaction.
+ * inbox indexes. The store owns every transaction; this shell owns the clock, the token
+ * randomness and, through NoteDelivery, the outbox delivery.
  */
 export class ChannelDO extends DurableObject<Env> {
   /** Protected for the test worker's subclass (test/workers/test-worker.ts), which reads it. */
   protected readonly store: ChannelStore;
   private readonly groups: GroupMembership;
   private readonly attachments: ChannelAttachments;
+  private readonly notes: NoteDelivery;
   private readonly alarms: AlarmScheduler;
-  private alarmArmed = false;
-  private readonly knowledge = new IndexKnowledge();
-  private coalescing: ReturnType<typeof setTimeout> | null = null;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     const db = openDatabase(ctx, schema, migrations);
     this.store = new ChannelStore(db);
-    this.groups = new GroupMembership(db, () => this.store.deleteDeliveredOutbox());
+    this.groups = new GroupMembership(db, () => this.store.notes.deleteDelivered());
     this.alarms = new AlarmScheduler(ctx, () => this.now(), 'channel')
-      .register('inbox-notes', {
-        // The alarm also deletes the rows delivered since the last write (delivered-notes.ts).
-        run: async () => {
-          await this.drainOutbox('all');
-          this.store.deleteDeliveredOutbox();
-        },
-      })
-      .register('group-catalog', { run: () => this.drainCatalog().then(() => {}) })
+      .register('inbox-notes', { run: () => this.notes.retry() })
+      .register('group-catalog', { run: () => this.notes.drainCatalog().then(() => {}) })
       .register('attachments', { run: () => this.attachments.maintenance().then(() => {}) });
+    this.notes = new NoteDelivery(env, this.store.notes, this.groups, this.alarms);
     this.attachments = new ChannelAttachments(env, this.store, () => this.now(), db, this.alarms);
     // An outbox left by a crash between commit and delivery is picked up as soon as we wake.
-    void ctx.blockConcurrencyWhile(async () => {
-      if (this.store.hasOutbox() || this.groups.catalogSnapshot()) await this.alarms.within(OUTBOX_RETRY_MS);
-    });
+    void ctx.blockConcurrencyWhile(() => this.notes.resume());
   }
 
   /**
@@ -127,46 +103,53 @@ export class ChannelDO extends DurableObject<Env> {
    * (attachments.ts) before the insert; `max_files` is the file cap enforced with the insert.
    */
   async sendDirect(
-    input: {
-      channel_id: string;
-      sender_id: string;
-      recipient_id: string;
-      content: MessageContent;
-      max_messages: number;
-      max_files?: number;
-      file?: StagedFile;
-    } & SenderInput,
+    input: { channel_id: string; recipient_id: string; file?: StagedFile } & SendInput,
+  ): Promise<SendOutcome> {
+    return this.sendWith(input.channel_id, input, (send) =>
+      this.store.sendDirect({ ...send, channelId: input.channel_id, recipientId: input.recipient_id }),
+    );
+  }
+
+  /**
+   * Every send's walk around its one transaction (`insert`, sending.ts): the reply target checked
+   * first, the file copied (a duplicate answered without a copy), the safety alarm armed in the
+   * turn of the commit, the deletions and catalog report the write owes, then the notes a poll
+   * needs. A null outcome is a sender who is no longer an active member (groups only).
+   */
+  private async sendWith(
+    channelId: string,
+    input: SendInput & { file?: StagedFile },
+    insert: (send: ChannelSend) => SendOutcome | ReplyRefused | null,
   ): Promise<SendOutcome> {
     this.requireReplyTarget(input.reply_to);
     const prepared = await this.attachments.prepare(
-      input.channel_id,
+      channelId,
       input.sender_id,
       input.content.body,
       input.file,
       input.reply_to,
     );
     if (prepared.duplicate) return prepared.duplicate;
-    this.armOutboxAlarm();
-    const outcome = this.store.sendDirect({
-      channelId: input.channel_id,
+    this.notes.armWithCommit();
+    const outcome = insert({
       senderId: input.sender_id,
       senderName: input.sender_name,
       replyTo: input.reply_to,
-      recipientId: input.recipient_id,
       content: input.file ? prepared.content : input.content,
       maxMessages: input.max_messages,
       maxFiles: input.max_files,
       file: prepared.file,
       now: this.now(),
     });
-    await this.attachments.afterWrite(outcome.status === 'sent');
+    await this.attachments.afterWrite(outcome?.status === 'sent');
+    if (!outcome) throw new ApiError('not_group_member', 'You are not an active member of this group.');
     if (outcome.status === 'reply_to_not_found') throw replyNotFound(input.reply_to ?? '');
     // What a poll needs is delivered before answering (index-knowledge.ts), so the recipient's next
     // poll sees the message; a failure stays in the outbox for the alarm and does not fail the
     // send: the message is committed.
     if (outcome.status === 'sent') {
-      await faultPoint(this.env, 'send-committed', `${input.channel_id} ${outcome.message_id}`);
-      await this.drainOutbox('urgent');
+      await faultPoint(this.env, 'send-committed', `${channelId} ${outcome.message_id}`);
+      await this.notes.drain('urgent');
     }
     return outcome;
   }
@@ -207,7 +190,7 @@ export class ChannelDO extends DurableObject<Env> {
   /** The agent's counts; `maxDeliveries` is the setting in force now (0: nothing parks). */
   async counts(agentId: string, maxDeliveries = 0): Promise<InboxCounts | null> {
     const counts = this.store.counts(agentId, this.now(), maxDeliveries);
-    if (!counts || counts.unread === 0) this.knowledge.mayBeCleared(agentId);
+    if (!counts || counts.unread === 0) this.notes.mayBeCleared(agentId);
     return counts;
   }
 
@@ -218,7 +201,7 @@ export class ChannelDO extends DurableObject<Env> {
     pool?: Pool,
   ): Promise<{ candidates: { seq: number; created_at: number }[]; unread: number } | null> {
     const peek = this.store.claimCandidates(agentId, limit, order, this.now(), pool);
-    if (!peek || peek.unread === 0) this.knowledge.mayBeCleared(agentId);
+    if (!peek || peek.unread === 0) this.notes.mayBeCleared(agentId);
     return peek;
   }
 
@@ -246,13 +229,13 @@ export class ChannelDO extends DurableObject<Env> {
     const now = this.now();
     const claims = this.store.claim(agentId, tokens, order, now, claimSeconds * 1000, pool);
     if (!claims) {
-      this.knowledge.mayBeCleared(agentId);
+      this.notes.mayBeCleared(agentId);
       return null;
     }
     if (claims.length === 0) {
       // Read in the same turn as the claim (no await between), so nothing lands in between.
       const nothingUnread = this.store.counts(agentId, now)?.unread === 0;
-      if (nothingUnread) this.knowledge.mayBeCleared(agentId);
+      if (nothingUnread) this.notes.mayBeCleared(agentId);
       return { claims: [], nothing_unread: nothingUnread };
     }
     await this.backlogChanged(true);
@@ -267,7 +250,7 @@ export class ChannelDO extends DurableObject<Env> {
     const hashed = await hashTokens(items);
     const outcomes = this.store.ack(agentId, hashed, this.now());
     await this.backlogChanged(outcomes.some((o) => o.status === 'read'));
-    return this.explainNotFound(agentId, outcomes);
+    return this.groups.explainNotFound(agentId, outcomes);
   }
 
   /** Extends live leases to now + `seconds` (the caller checked 1..claim_seconds). */
@@ -279,7 +262,7 @@ export class ChannelDO extends DurableObject<Env> {
     const hashed = await hashTokens(items);
     const outcomes = this.store.extend(agentId, hashed, this.now(), seconds * 1000);
     await this.backlogChanged(outcomes.some((o) => o.status !== 'rejected'));
-    return this.explainNotFound(agentId, outcomes);
+    return this.groups.explainNotFound(agentId, outcomes);
   }
 
   /**
@@ -293,7 +276,7 @@ export class ChannelDO extends DurableObject<Env> {
     const hashed = await hashTokens(items);
     const outcomes = this.store.release(agentId, hashed, this.now());
     await this.backlogChanged(outcomes.some((o) => o.status !== 'rejected'));
-    return this.explainNotFound(agentId, outcomes);
+    return this.groups.explainNotFound(agentId, outcomes);
   }
 
   /**
@@ -303,28 +286,6 @@ export class ChannelDO extends DurableObject<Env> {
    */
   private async backlogChanged(changed: boolean): Promise<void> {
     if (changed) await this.attachments.scheduleCatalogSync(BACKLOG_REPORT_DELAY_MS);
-  }
-
-  /**
-   * The store answers not_found to anyone who is not an active participant. In a group, someone
-   * who left (or was never more than invited) is told why, and after dissolution the messages
-   * are gone like any purged message; a stranger still learns nothing. Asked only when some item
-   * is not_found: an ordinary ACK reads no membership at all.
-   */
-  private explainNotFound<T extends { message_id: string; status: string; code?: string }>(
-    agentId: string,
-    outcomes: T[],
-  ): WithGroupRefusal<T>[] {
-    let refusal: ReturnType<GroupMembership['ackRefusal']> | undefined;
-    return outcomes.map((outcome) => {
-      if (outcome.status !== 'rejected' || outcome.code !== 'not_found') return outcome;
-      if (refusal === undefined) refusal = this.groups.ackRefusal(agentId);
-      if (refusal) return { message_id: outcome.message_id, status: 'rejected', code: refusal };
-      if (this.groups.purgedByDissolution(outcome.message_id)) {
-        return { message_id: outcome.message_id, status: 'rejected', code: 'message_purged' };
-      }
-      return outcome;
-    });
   }
 
   async history(
@@ -369,7 +330,7 @@ export class ChannelDO extends DurableObject<Env> {
       maxMembers: input.max_members,
       now: this.now(),
     });
-    await this.afterMembershipChange();
+    await this.notes.afterMembershipChange();
     // Into the retention catalog at once, so cleanup and the admin channel list know the group.
     await this.attachments.afterWrite(true);
     return created;
@@ -395,19 +356,19 @@ export class ChannelDO extends DurableObject<Env> {
       maxMembers: input.max_members,
       now: this.now(),
     });
-    await this.afterMembershipChange();
+    await this.notes.afterMembershipChange();
     return outcomes;
   }
 
   async join(groupId: string, agentId: string): Promise<GroupView> {
     const group = this.groups.join(groupId, agentId, this.now());
-    await this.afterMembershipChange();
+    await this.notes.afterMembershipChange();
     return group;
   }
 
   async leave(groupId: string, agentId: string): Promise<void> {
     this.groups.leave(groupId, agentId, this.now());
-    await this.afterMembershipChange();
+    await this.notes.afterMembershipChange();
   }
 
   /**
@@ -417,69 +378,32 @@ export class ChannelDO extends DurableObject<Env> {
   async removeDeletedAgent(agentId: string): Promise<'removed' | 'owner' | 'absent'> {
     const outcome = this.groups.removeDeleted(agentId, this.now());
     if (outcome === 'removed') {
-      await this.afterMembershipChange();
+      await this.notes.afterMembershipChange();
       await this.backlogChanged(true);
     }
     return outcome;
   }
 
-  async sendGroup(
-    input: {
-      group_id: string;
-      sender_id: string;
-      content: MessageContent;
-      max_messages: number;
-      max_files?: number;
-      /** A staged upload: the group message gets one group-owned copy (attachments.ts). */
-      file?: StagedFile;
-    } & SenderInput,
-  ): Promise<SendOutcome> {
+  async sendGroup(input: { group_id: string; file?: StagedFile } & SendInput): Promise<SendOutcome> {
     // Checked and sent with no await in between: nothing can change the membership in the gap, and
     // store.send checks the sender is active again inside its own transaction. A file copy is the
     // one await before the insert; the insert's own check covers it (a sender who left meanwhile
-    // is refused and the copy is deleted).
+    // is refused and the copy is deleted). The group message gets one group-owned copy of a file.
     this.groups.require(input.group_id, input.sender_id, 'send');
-    this.requireReplyTarget(input.reply_to);
-    const prepared = await this.attachments.prepare(
-      input.group_id,
-      input.sender_id,
-      input.content.body,
-      input.file,
-      input.reply_to,
-    );
-    if (prepared.duplicate) return prepared.duplicate;
-    this.armOutboxAlarm();
-    const outcome = this.store.send({
-      senderId: input.sender_id,
-      senderName: input.sender_name,
-      replyTo: input.reply_to,
-      content: input.file ? prepared.content : input.content,
-      maxMessages: input.max_messages,
-      maxFiles: input.max_files,
-      file: prepared.file,
-      now: this.now(),
-    });
-    await this.attachments.afterWrite(outcome?.status === 'sent');
-    if (!outcome) throw new ApiError('not_group_member', 'You are not an active member of this group.');
-    if (outcome.status === 'reply_to_not_found') throw replyNotFound(input.reply_to ?? '');
-    if (outcome.status === 'sent') {
-      await faultPoint(this.env, 'send-committed', `${input.group_id} ${outcome.message_id}`);
-      await this.drainOutbox('urgent');
-    }
-    return outcome;
+    return this.sendWith(input.group_id, input, (send) => this.store.send(send));
   }
 
   async reassignOwner(groupId: string, newOwnerId: string): Promise<GroupView> {
     const group = this.groups.reassignOwner(groupId, newOwnerId);
-    await this.afterMembershipChange();
+    await this.notes.afterMembershipChange();
     return group;
   }
 
   /** Every message goes through purgeMessages, the channel's one deletion path (files included). */
   async dissolve(groupId: string): Promise<void> {
     const now = this.now();
-    this.groups.dissolve(groupId, (tx) => this.store.purgeMessages(tx, { upTo: Number.MAX_SAFE_INTEGER }, now));
-    await this.afterMembershipChange();
+    this.groups.dissolve(groupId, () => this.store.purgeMessages({ upTo: Number.MAX_SAFE_INTEGER }, now));
+    await this.notes.afterMembershipChange();
     await this.attachments.afterWrite(false);
     // The catalog drops the group from the administrators' list and the overview's totals at once.
     await this.attachments.syncCatalog();
@@ -551,95 +475,10 @@ export class ChannelDO extends DurableObject<Env> {
 
   /**
    * Retries the outboxes and the attachments' maintenance (the jobs registered in the constructor);
-   * a failed note re-arms the alarm (drainOutbox), so retries go on until it lands.
+   * a failed note re-arms the alarm (outbox.ts NoteDelivery), so retries go on until it lands.
    */
   override async alarm(): Promise<void> {
-    this.alarmArmed = false;
+    this.notes.alarmFired();
     await this.alarms.run();
-  }
-
-  /**
-   * Set without awaiting, in the same synchronous turn as the transaction (no await in between):
-   * alarm writes follow the same rules as other storage writes, so it commits together with the
-   * message and its outbox rows. Not before an await (a file copy): an alarm armed earlier could
-   * fire in that gap, drain an outbox that does not hold this message yet, and be gone, while
-   * `alarmArmed` kept this send from arming another; a crash before the note then left it to no
-   * alarm at all.
-   */
-  private armOutboxAlarm(): void {
-    if (this.alarmArmed) return;
-    this.alarmArmed = true;
-    this.alarms.armWithCommit(OUTBOX_SAFETY_MS);
-  }
-
-  /**
-   * After a committed membership change: index notes and the catalog snapshot go out before the
-   * answer, so the change is visible at once. The safety alarm is armed first, in the same turn
-   * as the commit (no await in between), so a crash before delivery still delivers; a refused
-   * change throws before this and arms nothing.
-   */
-  private async afterMembershipChange(): Promise<void> {
-    this.armOutboxAlarm();
-    this.knowledge.forget();
-    await Promise.all([this.drainOutbox('all'), this.drainCatalog()]);
-  }
-
-  /**
-   * Delivers the outbox NOTE_COALESCE_MS from now, once for all sends until then. A timer, not the
-   * alarm: the alarm also runs the attachments' maintenance and catalog report, which are not due
-   * this often; the safety alarm armed with the send still covers a crash before the timer.
-   */
-  private coalesceNotes(): void {
-    if (this.coalescing) return;
-    this.coalescing = setTimeout(() => {
-      this.coalescing = null;
-      this.drainOutbox('all').catch((error: unknown) => console.error('inbox notes failed', String(error)));
-    }, NOTE_COALESCE_MS);
-  }
-
-  /** Brings the administrators' group catalog up to date; on failure the alarm retries. */
-  private async drainCatalog(): Promise<boolean> {
-    const snapshot = this.groups.catalogSnapshot();
-    if (!snapshot) return true;
-    const ok = await deliverPending([snapshot], {
-      deliver: (s) => groupCatalog(this.env).record(s),
-      delivered: (s) => this.groups.catalogDelivered(s.version),
-      failed: (s, error) => console.error('group catalog update failed', s.group_id, error),
-    });
-    if (!ok) {
-      this.alarmArmed = true;
-      await this.alarms.within(OUTBOX_RETRY_MS);
-    }
-    return ok;
-  }
-
-  /**
-   * Hands pending notes to their agents' indexes; false when some failed (they are retried by
-   * alarm). `urgent` (after a send): only the notes a poll needs now (index-knowledge.ts); the
-   * others go out NOTE_COALESCE_MS later, together.
-   */
-  private async drainOutbox(which: 'all' | 'urgent'): Promise<boolean> {
-    // Rows already delivered are left out (store.outbox, delivered-notes.ts).
-    let items = this.store.outbox().map((item) => ({ ...item, epoch: this.knowledge.epoch(item.agentId) }));
-    if (which === 'urgent') {
-      const now = items.filter((item) => this.knowledge.mustDeliverNow(item.agentId, item.note.pending));
-      if (now.length < items.length) this.coalesceNotes();
-      items = now;
-    }
-    const ok = await deliverPending(items, {
-      deliver: (item) => agentObject(this.env, item.agentId).noteChannels([item.note]),
-      delivered: (item) => {
-        // Remembered only: the row is deleted by the next write that happens anyway, not by a
-        // commit of its own.
-        this.store.outboxDelivered(item.agentId, item.version, item.readAt);
-        this.knowledge.delivered(item.agentId, item.note.pending, item.epoch);
-      },
-      failed: (item, error) => this.store.outboxFailed(item.agentId, error),
-    });
-    if (!ok) {
-      this.alarmArmed = true;
-      await this.alarms.within(OUTBOX_RETRY_MS);
-    }
-    return ok;
   }
 }

@@ -5,7 +5,7 @@
  * commit of its own (WAL and fsync) after most sends; the row is now deleted with the next commit.
  *
  * A delivered row is left out of every drain while its version is the one delivered: the note is
- * not sent twice. A send that touches the row bumps its version (store.ts), so a row changed after
+ * not sent twice. A send that touches the row bumps its version (sending.ts), so a row changed after
  * it was read is delivered again; and the deletion is `where agent_id = ? and version = ?`, so it
  * can only delete exactly what was delivered. Nothing here is needed for a note to arrive: after
  * a restart the set is empty and the rows left in the outbox are simply delivered once more

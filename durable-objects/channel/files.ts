@@ -1,8 +1,8 @@
 /**
  * A channel's stored attachments: their R2 objects, the copies in flight, and the deletion jobs
- * that remove objects once the channel's transaction has revoked access to them. The message
- * store (store.ts) calls into this from its own transactions, so a message and its file are
- * always inserted and deleted together.
+ * that remove objects once the channel's transaction has revoked access to them. Sending and
+ * retention (sending.ts, retention.ts) call into this from their own transactions, so a message
+ * and its file are always inserted and deleted together.
  */
 import { asc, desc, eq, gt, lt, lte, sql } from 'drizzle-orm';
 import type { DrizzleSqliteDODatabase } from 'drizzle-orm/durable-sqlite';

@@ -10,7 +10,7 @@
  *
  * Every other note (the sender's own, a recipient's whose hint is known set) only moves the
  * channel list's `last_message_at`: it stays in the committed outbox and goes out shortly after
- * the answer, coalesced with the next sends' (channel-do.ts). Knowledge is kept in memory only:
+ * the answer, coalesced with the next sends' (outbox.ts NoteDelivery). Knowledge is kept in memory only:
  * after a restart the channel knows nothing, and the next send delivers its notes before
  * answering again, as the first one did.
  *

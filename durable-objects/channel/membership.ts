@@ -3,7 +3,7 @@
  * own transactions, so a membership change and a message can never interleave (a leave and a send
  * to the leaver, a join and a send, a dissolve and anything). Each change bumps the channel's
  * membership version and writes, in the same transaction, outbox rows for the agents whose inbox
- * index must learn it (channel-do.ts delivers them) and marks the group catalog copy as behind.
+ * index must learn it (outbox.ts NoteDelivery delivers them) and marks the group catalog copy as behind.
  */
 import { eq, sql } from 'drizzle-orm';
 import { ApiError, type ErrorCode } from '../../core/contract/errors.js';
@@ -24,11 +24,9 @@ import {
   viewFor,
 } from '../../core/domain/groups.js';
 import type { GroupSnapshot } from '../group-catalog/group-catalog-do.js';
-import { ChannelHotSql } from './hot-sql.js';
 import * as schema from './schema.js';
-import type { Db } from './store.js';
+import { type Db, storageOf, type Tx } from './shared-sql.js';
 
-type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
 type Q = Db | Tx;
 
 const { channel, participants, deliveries, notifyOutbox, purged } = schema;
@@ -46,6 +44,19 @@ function refuse(code: ErrorCode, groupId: string): never {
   throw new ApiError(code, REFUSAL_TEXT[code] ?? 'Not allowed.', { target: groupId });
 }
 
+/**
+ * What a group check needs about one agent: the channel's kind and status and that agent's
+ * participant row (null columns when it has none), not every participant. Fixed text
+ * (shared-sql.ts says why): every group send and ACK checks this.
+ */
+const ACCESS_ROW = `select c.kind, c.status, p.state, p.role from channel c
+    left join participants p on p.agent_id = ? where c.id = 1`;
+
+/** An ACK, extend or release outcome, or a group's reason for not_found (explainNotFound). */
+export type WithGroupRefusal<T> =
+  | T
+  | { message_id: string; status: 'rejected'; code: 'not_group_member' | 'message_purged' };
+
 interface GroupState {
   record: GroupRecord;
   participants: Participant[];
@@ -54,8 +65,7 @@ interface GroupState {
 }
 
 export class GroupMembership {
-  /** Fixed-text statements (hot-sql.ts) for the checks of every group send and ACK. */
-  private readonly hot: ChannelHotSql;
+  private readonly sql: SqlStorage;
 
   /**
    * `beforeNotes` runs in every change's transaction, before its outbox rows are written: the channel deletes the rows already delivered there (delivered-notes.ts), so a
@@ -65,8 +75,7 @@ export class GroupMembership {
     private readonly db: Db,
     private readonly beforeNotes: () => void = () => {},
   ) {
-    // drizzle's durable-sqlite driver keeps the storage it was opened on as `$client` (untyped here).
-    this.hot = new ChannelHotSql((db as unknown as { $client: DurableObjectStorage }).$client.sql);
+    this.sql = storageOf(db);
   }
 
   /**
@@ -74,7 +83,7 @@ export class GroupMembership {
    * this channel is not a group. The read-only checks use it; changes read the whole state.
    */
   private quickRelation(agentId: string): Relation | null {
-    const row = this.hot.groupAccessRow(agentId);
+    const row = this.sql.exec<Record<string, SqlStorageValue>>(ACCESS_ROW, agentId).toArray()[0];
     if (row?.kind !== 'group') return null;
     const participant: Participant | undefined =
       row.state === null
@@ -266,6 +275,28 @@ export class GroupMembership {
     );
   }
 
+  /**
+   * The inbox answers not_found to anyone who is not an active participant. In a group, someone
+   * who left (or was never more than invited) is told why, and after dissolution the messages
+   * are gone like any purged message; a stranger still learns nothing. Asked only when some item
+   * is not_found: an ordinary ACK reads no membership at all.
+   */
+  explainNotFound<T extends { message_id: string; status: string; code?: string }>(
+    agentId: string,
+    outcomes: T[],
+  ): WithGroupRefusal<T>[] {
+    let refusal: ReturnType<GroupMembership['ackRefusal']> | undefined;
+    return outcomes.map((outcome) => {
+      if (outcome.status !== 'rejected' || outcome.code !== 'not_found') return outcome;
+      if (refusal === undefined) refusal = this.ackRefusal(agentId);
+      if (refusal) return { message_id: outcome.message_id, status: 'rejected', code: refusal };
+      if (this.purgedByDissolution(outcome.message_id)) {
+        return { message_id: outcome.message_id, status: 'rejected', code: 'message_purged' };
+      }
+      return outcome;
+    });
+  }
+
   reassignOwner(groupId: string, newOwnerId: string): GroupView {
     return this.db.transaction((tx) => {
       const state = this.read(tx);
@@ -289,14 +320,14 @@ export class GroupMembership {
 
   /**
    * Dissolution: `purgeAll` deletes every message through the channel's normal deletion path (with
-   * its files), every participant is told to forget the group, and the channel stays as a
+   * its files) inside this transaction, every participant is told to forget the group, and the channel stays as a
    * tombstone so nothing can bring the group back.
    */
-  dissolve(groupId: string, purgeAll: (tx: Tx) => void): void {
+  dissolve(groupId: string, purgeAll: () => void): void {
     this.db.transaction((tx) => {
       const state = this.read(tx);
       if (state?.record.status !== 'active') refuse('not_found', groupId);
-      purgeAll(tx);
+      purgeAll();
       tx.update(channel).set({ status: 'dissolved' }).where(eq(channel.id, 1)).run();
       tx.delete(participants).run();
       this.changed(

@@ -1,3 +1,8 @@
+/**
+ * The channel object's tables, for drizzle and drizzle-kit (migrations/channel/). The hot paths
+ * name these columns in fixed SQL text beside their jobs (shared-sql.ts says why), so a column
+ * renamed here must be renamed there too; the store-level tests run every statement.
+ */
 import { index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 import type { AttachmentRecord } from '../../core/domain/content.js';
 import type { DeliveryState } from '../../core/domain/deliveries.js';
@@ -28,7 +33,7 @@ export const channel = sqliteTable('channel', {
   /**
    * Messages up to this seq are in the search index (messages_fts); newer ones are added in
    * batches, by a send once INDEX_BATCH are waiting or by the first search that needs them
-   * (durable-objects/channel/hot-sql.ts indexPending). The delete triggers skip the newer ones.
+   * (durable-objects/channel/sending.ts indexPending). The delete triggers skip the newer ones.
    */
   indexedSeq: integer('indexed_seq').notNull().default(0),
 });
@@ -107,7 +112,7 @@ export const dedup = sqliteTable(
 );
 
 /**
- * IDs of recently purged messages (the newest PURGED_IDS_KEPT, store.ts), so an ACK can answer
+ * IDs of recently purged messages (the newest PURGED_IDS_KEPT, retention.ts), so an ACK can answer
  * `message_purged`, not `not_found`, and a reply to a purged message still finds its thread.
  */
 export const purged = sqliteTable(

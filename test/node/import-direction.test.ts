@@ -66,6 +66,23 @@ describe('import direction', () => {
     expect(wrong).toEqual([]);
   });
 
+  it("keeps the channel's job modules under its shell and its wiring", () => {
+    // One module per job (ARCHITECTURE.md): each sits on shared-sql.ts and the modules it is
+    // handed; none reaches up to the wiring (store.ts) or the Durable Object (channel-do.ts).
+    const dir = 'durable-objects/channel/';
+    const jobs = ['sending', 'inbox', 'history', 'admin-view', 'retention', 'outbox', 'shared-sql'].map(
+      (name) => `${dir}${name}.ts`,
+    );
+    for (const job of jobs) expect(files).toContain(job);
+    const upward = edges.filter(
+      ({ from, to }) => jobs.includes(from) && [`${dir}store.js`, `${dir}channel-do.js`].includes(to),
+    );
+    expect(upward).toEqual([]);
+    // shared-sql.ts is what the jobs share: it imports none of them.
+    const fromShared = edges.filter(({ from, to }) => from === `${dir}shared-sql.ts` && to.startsWith(dir));
+    expect(fromShared.map((e) => e.to)).toEqual([`${dir}schema.js`]);
+  });
+
   it('keeps the core free of runtime frameworks other than its schema library', () => {
     const frameworks = files
       .filter((file) => file.startsWith('core/'))

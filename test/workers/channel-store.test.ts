@@ -7,9 +7,11 @@ import { drizzle } from 'drizzle-orm/durable-sqlite';
 import { describe, expect, it } from 'vitest';
 import type { MessageContent } from '../../core/domain/content.js';
 import { channelOfMessageId, dmChannelId } from '../../core/domain/ids.js';
-import { CLAIM_SQL } from '../../durable-objects/channel/hot-sql.js';
+import { CLAIM_SQL } from '../../durable-objects/channel/inbox.js';
+import { PURGED_IDS_KEPT } from '../../durable-objects/channel/retention.js';
 import * as schema from '../../durable-objects/channel/schema.js';
-import { ChannelStore, PURGED_IDS_KEPT, type SendOutcome } from '../../durable-objects/channel/store.js';
+import type { SendOutcome } from '../../durable-objects/channel/sending.js';
+import { ChannelStore } from '../../durable-objects/channel/store.js';
 
 const A = 'agt_alice';
 const B = 'agt_bob';
@@ -287,7 +289,7 @@ describe('channel store: count retention and purge', () => {
       const x = send(store, channelId, A, 'X');
       const y = send(store, channelId, A, 'Y');
       // A purge of the newest (as retroactive limits can do) removes the pointer in its transaction.
-      db.transaction((tx) => store.purgeMessages(tx, { seqs: [y.seq] }, T0));
+      db.transaction(() => store.purgeMessages({ seqs: [y.seq] }, T0));
       expect(db.select().from(schema.dedup).all()).toEqual([]);
       expect(store.history(A, null, 10, 'asc')!.messages.map((m) => m.message_id)).toEqual([x.message_id]);
       // X is still retained, but it is not A's comparison message any more: no fallback.

@@ -12,7 +12,8 @@ import { describe, expect, it } from 'vitest';
 import { dmChannelId } from '../../core/domain/ids.js';
 import { SEARCH_BUDGET, searchPlan } from '../../core/domain/search.js';
 import * as schema from '../../durable-objects/channel/schema.js';
-import { ChannelStore, SEARCH_INDEX_BATCH } from '../../durable-objects/channel/store.js';
+import { SEARCH_INDEX_BATCH, SEARCH_INDEX_BATCH_BYTES } from '../../durable-objects/channel/sending.js';
+import { ChannelStore } from '../../durable-objects/channel/store.js';
 import searchMigration from '../../migrations/channel/0005_search_index.sql';
 import batchMigration from '../../migrations/channel/0006_deferred_search_index.sql';
 import { type Call, call } from './helpers.js';
@@ -291,6 +292,48 @@ describe('the channel full-text index (store)', () => {
     });
   });
 
+  it('feeds the index a bounded number of bytes per send: long bodies a few at a time, none left behind', async () => {
+    await withStore((store, db, ch) => {
+      const LONG = 16_000;
+      const long = (i: number) => `m${i} ${'abcdefghijklmnopqrstuvwxy '.repeat(LONG / 26 + 1)}`.slice(0, LONG);
+      const indexed = () => Number(db.all<{ n: number }>(sql`select count(*) as n from messages_fts_docsize`)[0]?.n);
+      const waiting = () =>
+        Number(
+          db.all<{ n: number }>(
+            sql`select count(*) as n from messages where seq > (select indexed_seq from channel where id = 1)`,
+          )[0]?.n,
+        );
+      const perSend = Math.floor(SEARCH_INDEX_BATCH_BYTES / LONG);
+      const SENDS = SEARCH_INDEX_BATCH * 3;
+      let most = 0;
+      for (let i = 1; i <= SENDS; i++) {
+        const before = indexed();
+        put(store, ch, long(i), T0 + i);
+        const fed = indexed() - before;
+        most = Math.max(most, fed);
+        // A send feeds at most the byte bound (at least one message when a batch waits), and fewer
+        // than a batch keep waiting for the index, so a search's direct read stays within its bound.
+        expect(fed).toBeLessThanOrEqual(perSend);
+        expect(waiting()).toBeLessThan(SEARCH_INDEX_BATCH);
+      }
+      expect(most).toBe(perSend);
+      // Each message is indexed or waiting, none twice, and the index is consistent.
+      expect(indexed() + waiting()).toBe(SENDS);
+      checkIndex(db);
+      expect(indexed()).toBe(SENDS);
+      // Short bodies still go a whole batch at a time.
+      const start = indexed();
+      let batches = 0;
+      for (let i = 1; i <= SEARCH_INDEX_BATCH * 2; i++) {
+        const before = indexed();
+        put(store, ch, `short ${i}`, T0 + SENDS + i);
+        if (indexed() - before > perSend) batches++;
+      }
+      expect(batches).toBeGreaterThanOrEqual(1);
+      expect(indexed() - start).toBeGreaterThan(SEARCH_INDEX_BATCH);
+    });
+  });
+
   it('examines at most the budget per call, for a term in every row and for one that filters every hit', async () => {
     const LONG = 16_000;
     const long = (i: number) => `m${i} ${'abcdefghijklmnopqrstuvwxy '.repeat(LONG / 26 + 1)}`.slice(0, LONG);
@@ -394,7 +437,7 @@ const sqlCheck = sql`insert into messages_fts(messages_fts, rank) values ('integ
 
 /**
  * FTS5's own consistency check against the retained messages, once the rows still waiting for a
- * batch are indexed (as the next batch would: hot-sql.ts indexPending), since a search reads them
+ * batch are indexed (as the next batch would: sending.ts indexPending), since a search reads them
  * without indexing them.
  */
 function checkIndex(db: Db): void {
@@ -402,7 +445,7 @@ function checkIndex(db: Db): void {
   db.run(sqlCheck);
 }
 
-/** Indexes the rows waiting for a batch, with the statements of hot-sql.ts indexPending. */
+/** Indexes the rows waiting for a batch, with the statements of sending.ts indexPending. */
 function indexWaiting(db: Db): void {
   db.run(sql`insert into messages_fts (rowid, body)
     select seq, body from messages where seq > (select indexed_seq from channel where id = 1) order by seq`);
