@@ -175,17 +175,31 @@ function parseWithFileAside(bytes: Uint8Array<ArrayBuffer>): { parsed: unknown; 
   return { parsed, aside: { placeholder, base64: bytes.subarray(found.start, found.end) } };
 }
 
-/** `api`, answering the kept base64 of `aside` for its placeholder, once. */
+/**
+ * `api`, answering the kept base64 of `aside` for its placeholder (once), and freeing the body's
+ * buffer once the upload made from it is answered.
+ */
 function withFileAside(api: ApiCall, aside: FileAside | undefined): ApiCall {
   if (!aside) return api;
+  const buffer = aside.base64.buffer;
   let kept: Uint8Array<ArrayBuffer> | undefined = aside.base64;
-  api.inlineBase64 = (text) => {
+  const call: ApiCall = async (method, path, body) => {
+    try {
+      return await api(method, path, body);
+    } finally {
+      // The answer comes once the upload was staged (or refused) and its body read to the end:
+      // the buffer, the file's one copy, goes now rather than when garbage collection comes to
+      // it, which may be after several more admitted calls have each taken one.
+      if (body && 'upload' in body && body.upload.bytes.buffer === buffer && !buffer.detached) buffer.transfer(0);
+    }
+  };
+  call.inlineBase64 = (text) => {
     if (text !== aside.placeholder) return undefined;
     const bytes = kept;
     kept = undefined;
     return bytes;
   };
-  return api;
+  return call;
 }
 
 /** Lets `held` go once the answer is over (or the client has gone). */
