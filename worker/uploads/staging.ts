@@ -123,11 +123,14 @@ export class StagingWriter {
       for (const chunk of chunks) await writer.write(chunk);
       await writer.close();
     })();
-    // Should the put fail, the writes stop too: its error is the one reported.
-    const [outcome] = await Promise.allSettled([put, written]);
-    if (outcome.status === 'rejected') {
-      await writer.abort(outcome.reason).catch(() => {});
-      throw outcome.reason;
+    // A failed write fails the put as well, whose error is the one reported.
+    written.catch(() => {});
+    try {
+      await put;
+    } catch (error) {
+      // Nothing reads the stream any more: the writes waiting on it are ended.
+      await writer.abort(error).catch(() => {});
+      throw error;
     }
     await written;
   }
