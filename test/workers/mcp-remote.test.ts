@@ -81,7 +81,9 @@ describe('remote MCP in workerd (the Cloudflare path)', () => {
     const bob = await createAgent(cookie, host.host_id);
     // 300 kB: over the size below which the base64 is parsed with its call, with every byte value.
     const bytes = Uint8Array.from({ length: 300_001 }, (_, i) => (i * 131 + (i >> 8)) & 0xff);
-    const base64 = bytes.toBase64();
+    let binary = '';
+    for (let at = 0; at < bytes.length; at += 0x8000) binary += String.fromCharCode(...bytes.subarray(at, at + 0x8000));
+    const base64 = btoa(binary);
     const send = (content_base64: string, body = 'large') =>
       callTool(alice.key, 'send_message', {
         to_agent_ids: [bob.agent.agent_id],
