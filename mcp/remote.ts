@@ -35,6 +35,7 @@ import { operationList } from '../core/contract/index.js';
 import type { OperationDef } from '../core/contract/registry.js';
 import { VERSION } from '../core/version.js';
 import { errorResult, registerTools, serverInstructions, successResult, type ToolErrorBody } from './core.js';
+import { decodeBase64InPlace } from './inline-base64.js';
 import {
   DATA_NOT_INSTRUCTIONS,
   FILE_PATH_FIELD,
@@ -128,7 +129,14 @@ export function remoteToolDefinitions(operations: readonly OperationDef[] = oper
  * One API request, made by the host of the server (worker/mcp.ts) in-process with the caller's
  * credentials. `path` is below `/api/v1`, with its query string.
  */
-export type ApiCall = (method: string, path: string, body?: ApiBody) => Promise<Response>;
+export type ApiCall = ((method: string, path: string, body?: ApiBody) => Promise<Response>) & {
+  /**
+   * The base64 of a call's inline file as the bytes of its body, when the host kept it out of the
+   * parse and `text` is the placeholder that stands for it there (mcp/inline-base64.ts); taken
+   * once. The bytes are the caller's to decode in place.
+   */
+  inlineBase64?: (text: string) => Uint8Array<ArrayBuffer> | undefined;
+};
 
 /** A JSON body, or a send with one file: the operation's body and the file's bytes, sent as multipart. */
 export type ApiBody = { json: unknown } | { upload: InlineUpload };
@@ -256,11 +264,13 @@ export async function callRemoteTool(
   let body: ApiBody | undefined = op.body ? { json: input.body } : undefined;
   if (op.upload && file !== undefined) {
     const { filename, media_type, content_base64 } = file as z.infer<typeof InlineFile>;
+    // Its characters as bytes, when the host kept them out of the parse (base64 characters only).
+    const kept = api.inlineBase64?.(content_base64);
     // Measured before decoding, so an oversized file costs no decoding.
-    if (content_base64.length > MAX_BASE64_CHARS) {
+    if ((kept ? kept.length : content_base64.length) > MAX_BASE64_CHARS) {
       return errorResult(tooLarge(`file: ${CAP_TEXT} can be sent in a tool call`, 'file.content_base64'));
     }
-    const bytes = decodeBase64(content_base64);
+    const bytes = kept ? decodeBase64InPlace(kept) : decodeBase64(content_base64);
     if (!bytes) {
       return errorResult({
         error: {
@@ -314,6 +324,12 @@ function fileUri(params: Record<string, unknown>): string {
 
 let tools: ToolDefinition[] | undefined;
 let instructions: string | undefined;
+
+/** Whether `name` names a tool that takes an inline file (its `file` argument). */
+export function takesInlineFile(name: unknown): boolean {
+  tools ??= remoteToolDefinitions();
+  return tools.some((tool) => tool.name === name && tool.op.upload === true);
+}
 
 /** The remote server's instructions: the stdio ones, with files inline and no local errors. */
 export function remoteInstructions(operations: readonly OperationDef[] = operationList): string {

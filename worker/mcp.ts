@@ -18,12 +18,14 @@ import { createMiddleware } from 'hono/factory';
 import { ApiError, reviveApiError } from '../core/contract/errors.js';
 import { maxJsonRequestBytes } from '../core/lib/limits.js';
 import { currentSettings } from '../core/lib/settings-cache.js';
+import { findInlineBase64 } from '../mcp/inline-base64.js';
 import {
   type ApiCall,
   handleRemoteMcp,
   INLINE_FILE_MAX_BYTES,
   type InlineUpload,
   MCP_MAX_REQUEST_BYTES,
+  takesInlineFile,
 } from '../mcp/remote.js';
 import { drainBody, type ReadGate, readBounded } from './body/index.js';
 import type { AppEnv } from './handlers/types.js';
@@ -105,19 +107,24 @@ function refusal(c: Context<AppEnv>, error: ApiError): Response {
 async function readCall(
   c: Context<AppEnv>,
   held: CallAdmission,
-): Promise<{ parsed: unknown } | { request: Request } | { refused: Response }> {
+): Promise<{ parsed: unknown; aside?: FileAside } | { request: Request } | { refused: Response }> {
   let bytes: Uint8Array;
   if (Number(c.req.header('content-length')) > MCP_MAX_REQUEST_BYTES) {
     return { refused: refusal(c, new ApiError('payload_too_large', 'The call is too large.')) };
   }
   try {
     const declared = Number(c.req.header('content-length') ?? Number.NaN);
-    bytes = await readBounded(c.req.raw.body, MCP_MAX_REQUEST_BYTES, await admissionGate(c, held), declared);
+    // The relay's direct reader where there is one: the relay's stream would hand over a copy of
+    // every 64 KiB read, the body's size again in garbage for each admitted call.
+    const source = c.get('bodyRelay')?.direct() ?? c.req.raw.body;
+    bytes = await readBounded(source, MCP_MAX_REQUEST_BYTES, await admissionGate(c, held), declared);
   } catch (raw) {
     const error = reviveApiError(raw);
     if (!(error instanceof ApiError)) throw raw;
     return { refused: refusal(c, error) };
   }
+  const aside = parseWithFileAside(bytes as Uint8Array<ArrayBuffer>);
+  if (aside) return aside;
   const text = new TextDecoder().decode(bytes);
   try {
     return { parsed: JSON.parse(text) };
@@ -126,6 +133,73 @@ async function readCall(
     headers.delete('content-length');
     return { request: new Request(c.req.raw.url, { method: 'POST', headers, body: text }) };
   }
+}
+
+/** Below this, a file's base64 is parsed with the rest of its call: keeping it aside saves little. */
+const ASIDE_MIN_CHARS = 64 * 1024;
+
+/** An inline file's base64 kept out of the parse: the placeholder that stands for it, its bytes. */
+interface FileAside {
+  placeholder: string;
+  base64: Uint8Array<ArrayBuffer>;
+}
+
+/**
+ * The call parsed with its inline file's base64 left in the body's bytes (mcp/inline-base64.ts),
+ * or null for the ordinary parse: no large base64 string, not JSON, or the placeholder is not
+ * where an upload tool's call carries its file (then the ordinary parse gives the call as it is).
+ */
+function parseWithFileAside(bytes: Uint8Array<ArrayBuffer>): { parsed: unknown; aside: FileAside } | null {
+  if (bytes.length <= ASIDE_MIN_CHARS) return null;
+  const found = findInlineBase64(bytes, ASIDE_MIN_CHARS);
+  if (!found) return null;
+  // Not base64 ('-'), and unguessable: it cannot be taken for a client's text or bytes.
+  const placeholder = `inline-file-${crypto.randomUUID()}`;
+  // Cut next to quotes (ASCII), so the two pieces decode exactly as the whole body would.
+  const decoder = new TextDecoder();
+  const text = decoder.decode(bytes.subarray(0, found.start)) + placeholder + decoder.decode(bytes.subarray(found.end));
+  let parsed: { method?: unknown; params?: { name?: unknown; arguments?: { file?: { content_base64?: unknown } } } };
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  const params = parsed?.params;
+  if (
+    parsed?.method !== 'tools/call' ||
+    !takesInlineFile(params?.name) ||
+    params?.arguments?.file?.content_base64 !== placeholder
+  ) {
+    return null;
+  }
+  return { parsed, aside: { placeholder, base64: bytes.subarray(found.start, found.end) } };
+}
+
+/**
+ * `api`, answering the kept base64 of `aside` for its placeholder (once), and freeing the body's
+ * buffer once the upload made from it is answered.
+ */
+function withFileAside(api: ApiCall, aside: FileAside | undefined): ApiCall {
+  if (!aside) return api;
+  const buffer = aside.base64.buffer;
+  let kept: Uint8Array<ArrayBuffer> | undefined = aside.base64;
+  const call: ApiCall = async (method, path, body) => {
+    try {
+      return await api(method, path, body);
+    } finally {
+      // The answer comes once the upload was staged (or refused) and its body read to the end:
+      // the buffer, the file's one copy, goes now rather than when garbage collection comes to
+      // it, which may be after several more admitted calls have each taken one.
+      if (body && 'upload' in body && body.upload.bytes.buffer === buffer && !buffer.detached) buffer.transfer(0);
+    }
+  };
+  call.inlineBase64 = (text) => {
+    if (text !== aside.placeholder) return undefined;
+    const bytes = kept;
+    kept = undefined;
+    return bytes;
+  };
+  return call;
 }
 
 /** Lets `held` go once the answer is over (or the client has gone). */
@@ -245,7 +319,9 @@ async function serveMcp(app: OpenAPIHono<AppEnv>, c: Context<AppEnv>): Promise<R
   }
   try {
     const response =
-      'parsed' in call ? await handleRemoteMcp(c.req.raw, api, call.parsed) : await handleRemoteMcp(call.request, api);
+      'parsed' in call
+        ? await handleRemoteMcp(c.req.raw, withFileAside(api, call.aside), call.parsed)
+        : await handleRemoteMcp(call.request, api);
     return releaseAfter(c, response, held);
   } catch (error) {
     await held.done();

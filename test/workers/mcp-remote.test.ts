@@ -74,6 +74,43 @@ describe('remote MCP in workerd (the Cloudflare path)', () => {
     expect((await callTool(bob.key, 'check_inbox', {})).structuredContent.unread).toBe(1);
   });
 
+  it('a large inline file (kept out of the parse, decoded in place) arrives whole; bad base64 is refused as before', async () => {
+    const cookie = await adminCookie();
+    const host = await createHost(cookie, ['10.0.0.1']);
+    const alice = await createAgent(cookie, host.host_id);
+    const bob = await createAgent(cookie, host.host_id);
+    // 300 kB: over the size below which the base64 is parsed with its call, with every byte value.
+    const bytes = Uint8Array.from({ length: 300_001 }, (_, i) => (i * 131 + (i >> 8)) & 0xff);
+    let binary = '';
+    for (let at = 0; at < bytes.length; at += 0x8000) binary += String.fromCharCode(...bytes.subarray(at, at + 0x8000));
+    const base64 = btoa(binary);
+    const send = (content_base64: string, body = 'large') =>
+      callTool(alice.key, 'send_message', {
+        to_agent_ids: [bob.agent.agent_id],
+        body,
+        file: { filename: 'large.bin', content_base64 },
+      });
+
+    for (const bad of [`${base64}A`, `${base64.slice(0, 1000)}=${base64.slice(1001)}`, `${base64.slice(0, -4)}A===`]) {
+      const refused = await send(bad, `bad ${bad.length}`);
+      expect(refused.isError).toBe(true);
+      expect(refused.structuredContent.error).toMatchObject({
+        code: 'validation_failed',
+        field: 'file.content_base64',
+      });
+    }
+    const tooLarge = await send('A'.repeat(Math.ceil(4_000_000 / 3) * 4 + 4));
+    expect(tooLarge.structuredContent.error).toMatchObject({ code: 'payload_too_large', field: 'file.content_base64' });
+
+    const sent = await send(base64);
+    expect(sent.isError, JSON.stringify(sent).slice(0, 300)).toBeFalsy();
+    const claimed = await callTool(bob.key, 'claim_messages', {});
+    const attachment = claimed.structuredContent.claims[0].message.attachment;
+    expect(attachment.size).toBe(bytes.length);
+    const file = await callTool(bob.key, 'download_file', { file_id: attachment.file_id });
+    expect(file.structuredContent.content_base64).toBe(base64);
+  });
+
   it('refuses a wrong address or key with the API bodies', async () => {
     const cookie = await adminCookie();
     const host = await createHost(cookie, ['10.0.0.1']);

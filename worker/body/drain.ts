@@ -6,7 +6,7 @@ import type { Context } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import type { AppEnv } from '../handlers/types.js';
 import { JSON_TYPE } from './json.js';
-import { type BodyReader, bodyReader, joinChunks } from './reader.js';
+import { type BodyReader, bodyReader, joinChunks, type ReusingBodyReader } from './reader.js';
 
 /**
  * How much of a body nobody used is read and dropped before the answer goes out, and for how
@@ -66,7 +66,7 @@ export interface BodyRelay {
    * so a large upload allocates nothing per chunk. A handler reads `body` or this, never both.
    * Its cancel, like the stream's, stops the relay and never the runtime stream.
    */
-  direct(): BodyReader;
+  direct(): ReusingBodyReader;
   /** The runtime stream's reader, once any read under way has landed: what the handler left. */
   leftover(): Promise<BodyReader>;
 }
@@ -110,6 +110,7 @@ export function relayBody(source: ReadableStream<Uint8Array>): BodyRelay {
   return {
     body,
     direct: () => ({
+      reusesBuffer: reader.reusesBuffer,
       read: () => (cancelled ? Promise.resolve({ done: true, value: undefined }) : read()),
       cancel: async () => {
         cancelled = true;

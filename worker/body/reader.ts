@@ -108,15 +108,20 @@ export interface ReadGate {
  * Reads at most `maxBytes` of a body stream; refuses (413) the moment it grows past that. A `gate`
  * is opened (awaited) once, before the body is read on past its `afterBytes`. A body of `declared`
  * length is read straight into one array of that size (no chunks kept, no join).
+ *
+ * `body` may also be a reader whose answers alias a reused buffer (the relay's direct reader,
+ * drain.ts): a declared body is then copied once, into its array, with no chunk of its own per
+ * read; on a refusal such a reader is simply left where it stopped, for the drain.
  */
 export async function readBounded(
-  body: ReadableStream<Uint8Array> | null,
+  body: ReadableStream<Uint8Array> | BodyReader | null,
   maxBytes: number,
   gate?: ReadGate,
   declared?: number,
 ): Promise<Uint8Array> {
   if (!body) return new Uint8Array(0);
-  const reader = body.getReader();
+  const direct = !(body instanceof ReadableStream);
+  const reader = direct ? body : body.getReader();
   const chunks: Uint8Array[] = [];
   let whole =
     declared !== undefined && Number.isSafeInteger(declared) && declared > 0 && declared <= maxBytes
@@ -145,12 +150,12 @@ export async function readBounded(
       // Longer than declared (the runtime frames bodies by their length, so not expected): chunks.
       if (whole) chunks.push(whole.subarray(0, total - value.byteLength));
       whole = null;
-      chunks.push(value);
+      chunks.push(direct ? value.slice() : value);
     }
   } catch (error) {
     // The rest of the body is drained in one place, before the answer (drain.ts): released, not
     // cancelled, so that the runtime's own stream can be read on.
-    reader.releaseLock();
+    if (!direct) (reader as ReadableStreamDefaultReader<Uint8Array>).releaseLock();
     throw error;
   }
   if (whole) return total === whole.byteLength ? whole : whole.subarray(0, total);

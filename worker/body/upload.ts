@@ -28,7 +28,7 @@ import {
   multipartBoundary,
   type PartHeaders,
 } from './multipart.js';
-import { type BodyReader, bodyReader, joinChunks } from './reader.js';
+import { bodyReader, joinChunks, type ReusingBodyReader } from './reader.js';
 import { readGuarded, StallGuard } from './stall.js';
 
 /** The longest file name accepted (UTF-16 code units); it is metadata, never a path or a key. */
@@ -124,6 +124,8 @@ class UploadParse<S extends z.ZodType> {
     private readonly plan: UploadPlan,
     private readonly schema: S,
     private readonly checkMetadata: (body: z.infer<S>) => void,
+    /** The parser's bytes are no view of a reused read buffer: the staging may keep them. */
+    private readonly owned: boolean,
   ) {}
 
   async handle(event: MultipartEvent): Promise<void> {
@@ -169,7 +171,7 @@ class UploadParse<S extends z.ZodType> {
     if (this.current === 'metadata') this.addMetadata(bytes);
     else if (this.current === 'file') {
       if (this.admission?.lost) throw leaseLost();
-      await this.writer!.write(bytes);
+      await this.writer!.write(bytes, this.owned);
     }
   }
 
@@ -226,7 +228,7 @@ class UploadParse<S extends z.ZodType> {
 }
 
 /** The body's reader: past the relay's stream, into one reused buffer (reader.ts). */
-function uploadReader(c: Context<AppEnv>): BodyReader {
+function uploadReader(c: Context<AppEnv>): ReusingBodyReader {
   const stream = c.req.raw.body;
   if (!stream) throw new ApiError('validation_failed', 'The multipart body is empty.');
   return c.get('bodyRelay')?.direct() ?? bodyReader(stream);
@@ -245,7 +247,9 @@ export async function readUploadRequest<S extends z.ZodType>(
   const plan = await planUpload(c);
   const reader = uploadReader(c);
   const parser = new MultipartParser(plan.boundary);
-  const upload = new UploadParse(c, plan, schema, checkMetadata);
+  // A reader whose chunks are its caller's (the in-process send of a remote MCP call): the
+  // parser's events are views of them, or copies of its own, and nothing writes them again.
+  const upload = new UploadParse(c, plan, schema, checkMetadata, !reader.reusesBuffer);
   // The whole body, metadata included, is held to the minimum rate: a slow connection costs the
   // server a request either way, and from the file part on it also holds an admission slot.
   const guard = new StallGuard(

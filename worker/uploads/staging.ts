@@ -8,6 +8,11 @@
  * size, at least 5 MiB). Memory per upload is bounded by one part. The size limit is checked on
  * every chunk, so an oversized upload stops at the first byte over the limit, whatever
  * Content-Length claimed. SHA-256 is computed incrementally by workerd's `crypto.DigestStream`.
+ *
+ * Chunks the writer may keep (`owned`: no reused buffer behind them, as in the in-process send of
+ * a remote MCP call, whose file is one array already) are not copied while the file still fits in
+ * its first part: a file that ends there is written from them as they are, and the part buffer (a
+ * 5 MiB allocation per upload) is never made.
  */
 import { ApiError } from '../../core/contract/errors.js';
 import { hex } from '../../core/lib/crypto.js';
@@ -28,8 +33,11 @@ export interface StagingHooks {
 export class StagingWriter {
   private readonly digest = new crypto.DigestStream('SHA-256');
   private readonly digestWriter = this.digest.getWriter();
-  private buffer: Uint8Array | null = null;
+  private buffer: Uint8Array<ArrayBuffer> | null = null;
   private fill = 0;
+  /** Owned chunks not yet copied, fewer than PART_BYTES in all; only while no buffer was needed. */
+  private kept: Uint8Array[] = [];
+  private keptBytes = 0;
   private size = 0;
   private upload: R2MultipartUpload | null = null;
   private readonly parts: R2UploadedPart[] = [];
@@ -45,8 +53,11 @@ export class StagingWriter {
     this.digest.digest.catch(() => {});
   }
 
-  /** Appends bytes; throws `file_too_large` as soon as the total passes the limit. */
-  async write(bytes: Uint8Array): Promise<void> {
+  /**
+   * Appends bytes; throws `file_too_large` as soon as the total passes the limit. `owned`: the
+   * caller never changes these bytes again, so they may be kept instead of copied.
+   */
+  async write(bytes: Uint8Array, owned = false): Promise<void> {
     if (this.closed) throw new Error('staging writer is closed');
     if (bytes.length === 0) return;
     this.size += bytes.length;
@@ -57,6 +68,12 @@ export class StagingWriter {
       });
     }
     await this.digestWriter.write(bytes);
+    if (owned && this.buffer === null && this.keptBytes + bytes.length < PART_BYTES) {
+      this.kept.push(bytes);
+      this.keptBytes += bytes.length;
+      return;
+    }
+    this.spillKept();
     let at = 0;
     while (at < bytes.length) {
       this.buffer ??= new Uint8Array(PART_BYTES);
@@ -74,15 +91,60 @@ export class StagingWriter {
     this.closed = true;
     await this.digestWriter.close();
     const sha256 = hex(await this.digest.digest);
-    const rest = this.buffer ? this.buffer.subarray(0, this.fill) : new Uint8Array(0);
-    if (this.upload) {
-      if (rest.length > 0) this.parts.push(await this.upload.uploadPart(this.parts.length + 1, rest));
-      await this.upload.complete(this.parts);
+    if (this.kept.length > 0) {
+      await this.putKept();
     } else {
-      await this.bucket.put(this.key, rest);
+      const rest = this.buffer ? this.buffer.subarray(0, this.fill) : new Uint8Array(0);
+      if (this.upload) {
+        if (rest.length > 0) this.parts.push(await this.upload.uploadPart(this.parts.length + 1, rest));
+        await this.upload.complete(this.parts);
+      } else {
+        await this.bucket.put(this.key, rest);
+      }
     }
+    // Freed now rather than when garbage collection comes to it (it may not before the next upload).
+    this.buffer?.buffer.transfer(0);
     this.buffer = null;
     return { size: this.size, sha256 };
+  }
+
+  /** The file, still all in owned chunks, written as one object: one chunk as it is, more streamed. */
+  private async putKept(): Promise<void> {
+    const chunks = this.kept;
+    this.kept = [];
+    if (chunks.length === 1) {
+      await this.bucket.put(this.key, chunks[0]!);
+      return;
+    }
+    const { readable, writable } = new FixedLengthStream(this.keptBytes);
+    const put = this.bucket.put(this.key, readable);
+    const writer = writable.getWriter();
+    const written = (async () => {
+      for (const chunk of chunks) await writer.write(chunk);
+      await writer.close();
+    })();
+    // A failed write fails the put as well, whose error is the one reported.
+    written.catch(() => {});
+    try {
+      await put;
+    } catch (error) {
+      // Nothing reads the stream any more: the writes waiting on it are ended.
+      await writer.abort(error).catch(() => {});
+      throw error;
+    }
+    await written;
+  }
+
+  /** Copies the owned chunks kept so far into the part buffer: the file outgrew what they may hold. */
+  private spillKept(): void {
+    if (this.kept.length === 0) return;
+    this.buffer ??= new Uint8Array(PART_BYTES);
+    for (const chunk of this.kept) {
+      this.buffer.set(chunk, this.fill);
+      this.fill += chunk.length;
+    }
+    this.kept = [];
+    this.keptBytes = 0;
   }
 
   /**
@@ -92,6 +154,7 @@ export class StagingWriter {
   async abort(): Promise<void> {
     this.closed = true;
     this.buffer = null;
+    this.kept = [];
     await this.digestWriter.abort().catch(() => {});
     if (this.upload) await this.upload.abort().catch(() => {});
     await this.bucket.delete(this.key).catch(() => {});
