@@ -25,7 +25,7 @@ import {
   type InlineUpload,
   MCP_MAX_REQUEST_BYTES,
 } from '../mcp/remote.js';
-import { drainBody, type ReadGate, readBounded } from './body/index.js';
+import { bodyReader, drainBody, type ReadGate, readBounded } from './body/index.js';
 import type { AppEnv } from './handlers/types.js';
 import { markInProcess } from './in-process.js';
 import { requireAgent } from './middleware/auth.js';
@@ -188,6 +188,18 @@ function multipartOf(upload: InlineUpload): { body: ReadableStream<Uint8Array>; 
   return { body, type: `multipart/form-data; boundary=${boundary}` };
 }
 
+/** Into one reused buffer (bodyReader): a refused inline upload allocates nothing per chunk. */
+async function drainRefused(body: ReadableStream<Uint8Array> | null, declared: number): Promise<void> {
+  if (!body || body.locked) return;
+  const reader = bodyReader(body, declared);
+  await drainBody(reader, MCP_MAX_REQUEST_BYTES);
+  try {
+    reader.releaseLock();
+  } catch {
+    // A read still pending (the drain ran out of time): the stream stays with it, as it would have.
+  }
+}
+
 function inProcessApi(app: OpenAPIHono<AppEnv>, c: Context<AppEnv>, held: CallAdmission): ApiCall {
   const outer = c.req.raw;
   let ctx: ExecutionContext | undefined;
@@ -236,11 +248,12 @@ async function serveMcp(app: OpenAPIHono<AppEnv>, c: Context<AppEnv>): Promise<R
   const call = await readCall(c, held);
   if ('refused' in call) {
     await held.done();
-    // The rest is read (and dropped, into one reused buffer) before the refusal goes out: an HTTP
-    // client still sending its body when the answer comes and the connection closes sees a
-    // failed write instead of the answer.
-    const relay = c.get('bodyRelay');
-    if (relay) await drainBody(await relay.leftover(), MCP_MAX_REQUEST_BYTES);
+    // The rest is read (and dropped) before the refusal goes out: an HTTP client still sending its
+    // body when the answer comes and the connection closes sees a failed write instead of the
+    // answer. The body is the runtime's own (the drain middleware sets no relay for this route);
+    // readBounded released it, and it is released again for the drain middleware to read on
+    // whatever these bounds leave.
+    await drainRefused(c.req.raw.body, Number(c.req.header('content-length') ?? Number.NaN));
     return call.refused;
   }
   try {
