@@ -28,6 +28,7 @@ import {
   type JSONRPCRequest,
   ListToolsRequestSchema,
   type RequestId,
+  SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/sdk/types.js';
 import { filenameFromDisposition } from '../client/download-result.js';
 import { operationFields, splitInput } from '../client/fields.js';
@@ -433,12 +434,139 @@ function methodNotAllowed(): Response {
 }
 
 /**
+ * The common request, answered without the SDK's transport: one JSON-RPC request of these
+ * methods. The transport would validate the message with zod, open an SSE stream, arm a keep-alive
+ * timer and write one event to it; the lean path writes the same bytes as one string.
+ */
+const LEAN_METHODS = new Set(['tools/call', 'tools/list', 'initialize']);
+const LEAN_KEYS = new Set(['jsonrpc', 'id', 'method', 'params']);
+/** `Content-Type` values that are plainly JSON (the transport's own check, for these, is a string compare). */
+const LEAN_TYPES = new Set(['application/json', 'application/json; charset=utf-8', 'application/json;charset=utf-8']);
+/** The transport's SSE answer headers (webStandardStreamableHttp.ts, handlePostRequest). */
+const SSE_HEADERS = {
+  'Content-Type': 'text/event-stream',
+  'Cache-Control': 'no-cache, no-transform',
+  Connection: 'keep-alive',
+  'X-Accel-Buffering': 'no',
+} as const;
+/** The transport's keep-alive interval (DEFAULT_SSE_KEEP_ALIVE_MS): an answer slower than this streams. */
+const KEEP_ALIVE_MS = 15_000;
+
+const plainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * True when `body` is one JSON-RPC request that the SDK's JSONRPCMessageSchema accepts as is, of a
+ * lean method, sent with headers the transport accepts without a second look. Stricter than the
+ * SDK on purpose: anything else (batches, notifications, responses, an unusual `_meta`, a
+ * protocol-version header the SDK would refuse, other media types) goes to the SDK's transport.
+ */
+function leanRequest(request: Request, body: unknown): body is JSONRPCRequest {
+  if (!plainObject(body) || body.jsonrpc !== '2.0') return false;
+  if (typeof body.method !== 'string' || !LEAN_METHODS.has(body.method)) return false;
+  const { id, params } = body;
+  if (typeof id !== 'string' && !Number.isSafeInteger(id)) return false;
+  for (const key in body) if (!LEAN_KEYS.has(key)) return false;
+  if (params !== undefined) {
+    if (!plainObject(params)) return false;
+    const meta = params._meta;
+    if (meta !== undefined) {
+      if (!plainObject(meta)) return false;
+      for (const key in meta) if (key !== 'progressToken') return false;
+      const token = meta.progressToken;
+      if (token !== undefined && typeof token !== 'string' && !Number.isSafeInteger(token)) return false;
+    }
+  }
+  const accept = request.headers.get('accept');
+  if (!accept?.includes('application/json') || !accept.includes('text/event-stream')) return false;
+  if (!LEAN_TYPES.has(request.headers.get('content-type')?.toLowerCase() ?? '')) return false;
+  // The transport checks this header on every request but initialize.
+  const version = request.headers.get('mcp-protocol-version');
+  return version === null || body.method === 'initialize' || SUPPORTED_PROTOCOL_VERSIONS.includes(version);
+}
+
+const sseEvent = (message: JSONRPCMessage) => `event: message\ndata: ${JSON.stringify(message)}\n\n`;
+
+/**
+ * One request's transport on the lean path: what the server sends for the request (its response,
+ * and anything it sends before it) becomes SSE events, as the SDK's transport writes them. The
+ * answer is one string once the response is there; a response slower than the keep-alive interval
+ * gets the stream the SDK would have sent (its keep-alive comments, then the events).
+ */
+class LeanCall implements Transport {
+  onmessage?: Transport['onmessage'];
+  private events = '';
+  private stream: ReadableStreamDefaultController<Uint8Array> | undefined;
+  private readonly encoder = new TextEncoder();
+  private finish!: (response: Response) => void;
+  readonly answer = new Promise<Response>((resolve) => {
+    this.finish = resolve;
+  });
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private keepAlive: ReturnType<typeof setInterval> | undefined;
+
+  async start(): Promise<void> {
+    this.timer = setTimeout(() => this.streamOn(), KEEP_ALIVE_MS);
+  }
+  async close(): Promise<void> {}
+
+  async send(message: JSONRPCMessage): Promise<void> {
+    const event = sseEvent(message);
+    const done = isResponse(message);
+    if (this.stream) {
+      try {
+        this.stream.enqueue(this.encoder.encode(event));
+        if (done) this.stream.close();
+      } catch {
+        // The client went away: nothing is left to write to.
+      }
+      if (done) this.stopKeepAlive();
+      return;
+    }
+    this.events += event;
+    if (!done) return;
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.finish(new Response(this.events, { status: 200, headers: SSE_HEADERS }));
+  }
+
+  private stopKeepAlive(): void {
+    if (this.keepAlive !== undefined) clearInterval(this.keepAlive);
+  }
+
+  private streamOn(): void {
+    const encoder = this.encoder;
+    const body = new ReadableStream<Uint8Array>({
+      start: (controller) => {
+        this.stream = controller;
+        if (this.events) controller.enqueue(encoder.encode(this.events));
+      },
+      cancel: () => this.stopKeepAlive(),
+    });
+    this.keepAlive = setInterval(() => {
+      try {
+        this.stream?.enqueue(encoder.encode(': keepalive\n\n'));
+      } catch {
+        this.stopKeepAlive();
+      }
+    }, KEEP_ALIVE_MS);
+    this.finish(new Response(body, { status: 200, headers: SSE_HEADERS }));
+  }
+}
+
+/**
  * Answers one HTTP request to `/mcp` (already authenticated by the caller). `parsedBody` is the
  * body when the caller has read and parsed it already.
  */
 export async function handleRemoteMcp(request: Request, api: ApiCall, parsedBody?: unknown): Promise<Response> {
   if (request.method !== 'POST') return methodNotAllowed();
   const mux = await sharedServer();
+  if (parsedBody !== undefined && leanRequest(request, parsedBody)) {
+    const call = new LeanCall();
+    mux.attach(call, api);
+    await call.start();
+    call.onmessage?.(parsedBody);
+    return call.answer;
+  }
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
     maxRequestBodySize: MAX_REQUEST_BYTES,
