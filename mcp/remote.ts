@@ -280,7 +280,11 @@ export async function callRemoteTool(
 
   const response = await api(op.method.toUpperCase(), path, body);
   if (!response.ok) return apiError(response);
-  if (!op.rawResponse) return successResult(op, await response.json());
+  if (!op.rawResponse) {
+    // The text is the result's text block as it is: parsed once, never written again.
+    const text = await response.text();
+    return successResult(op, JSON.parse(text), text);
+  }
 
   const bytes = await readCapped(response);
   if (!bytes) {
@@ -436,7 +440,7 @@ function methodNotAllowed(): Response {
 /**
  * The common request, answered without the SDK's transport: one JSON-RPC request of these
  * methods. The transport would validate the message with zod, open an SSE stream, arm a keep-alive
- * timer and write one event to it; the lean path writes the same bytes as one string.
+ * timer and write one event to it; the lean path writes the same event as one string.
  */
 const LEAN_METHODS = new Set(['tools/call', 'tools/list', 'initialize']);
 const LEAN_KEYS = new Set(['jsonrpc', 'id', 'method', 'params']);
@@ -449,9 +453,6 @@ const SSE_HEADERS = {
   Connection: 'keep-alive',
   'X-Accel-Buffering': 'no',
 } as const;
-/** The transport's keep-alive interval (DEFAULT_SSE_KEEP_ALIVE_MS): an answer slower than this streams. */
-const KEEP_ALIVE_MS = 15_000;
-
 const plainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
@@ -489,67 +490,26 @@ const sseEvent = (message: JSONRPCMessage) => `event: message\ndata: ${JSON.stri
 
 /**
  * One request's transport on the lean path: what the server sends for the request (its response,
- * and anything it sends before it) becomes SSE events, as the SDK's transport writes them. The
- * answer is one string once the response is there; a response slower than the keep-alive interval
- * gets the stream the SDK would have sent (its keep-alive comments, then the events).
+ * and anything it sends before it) becomes SSE events, as the SDK's transport writes them, and the
+ * answer is one string once the response is there. The SDK's transport would send its headers at
+ * once and a keep-alive comment every 15 s until then; a tool call is one API request, over long
+ * before that, and SSE clients skip comments. No timer is armed per call (in workerd a timer is
+ * one of the dearer things a request can ask for).
  */
 class LeanCall implements Transport {
   onmessage?: Transport['onmessage'];
   private events = '';
-  private stream: ReadableStreamDefaultController<Uint8Array> | undefined;
-  private readonly encoder = new TextEncoder();
   private finish!: (response: Response) => void;
   readonly answer = new Promise<Response>((resolve) => {
     this.finish = resolve;
   });
-  private timer: ReturnType<typeof setTimeout> | undefined;
-  private keepAlive: ReturnType<typeof setInterval> | undefined;
 
-  async start(): Promise<void> {
-    this.timer = setTimeout(() => this.streamOn(), KEEP_ALIVE_MS);
-  }
+  async start(): Promise<void> {}
   async close(): Promise<void> {}
 
   async send(message: JSONRPCMessage): Promise<void> {
-    const event = sseEvent(message);
-    const done = isResponse(message);
-    if (this.stream) {
-      try {
-        this.stream.enqueue(this.encoder.encode(event));
-        if (done) this.stream.close();
-      } catch {
-        // The client went away: nothing is left to write to.
-      }
-      if (done) this.stopKeepAlive();
-      return;
-    }
-    this.events += event;
-    if (!done) return;
-    if (this.timer !== undefined) clearTimeout(this.timer);
-    this.finish(new Response(this.events, { status: 200, headers: SSE_HEADERS }));
-  }
-
-  private stopKeepAlive(): void {
-    if (this.keepAlive !== undefined) clearInterval(this.keepAlive);
-  }
-
-  private streamOn(): void {
-    const encoder = this.encoder;
-    const body = new ReadableStream<Uint8Array>({
-      start: (controller) => {
-        this.stream = controller;
-        if (this.events) controller.enqueue(encoder.encode(this.events));
-      },
-      cancel: () => this.stopKeepAlive(),
-    });
-    this.keepAlive = setInterval(() => {
-      try {
-        this.stream?.enqueue(encoder.encode(': keepalive\n\n'));
-      } catch {
-        this.stopKeepAlive();
-      }
-    }, KEEP_ALIVE_MS);
-    this.finish(new Response(body, { status: 200, headers: SSE_HEADERS }));
+    this.events += sseEvent(message);
+    if (isResponse(message)) this.finish(new Response(this.events, { status: 200, headers: SSE_HEADERS }));
   }
 }
 
@@ -563,7 +523,6 @@ export async function handleRemoteMcp(request: Request, api: ApiCall, parsedBody
   if (parsedBody !== undefined && leanRequest(request, parsedBody)) {
     const call = new LeanCall();
     mux.attach(call, api);
-    await call.start();
     call.onmessage?.(parsedBody);
     return call.answer;
   }
