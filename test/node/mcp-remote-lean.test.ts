@@ -16,9 +16,10 @@ const me = {
   capabilities: ['send'],
   undeclared: 1,
 };
+let answerOfMe: unknown = me;
 const api: ApiCall = async (method, path) => {
   if (method === 'GET' && path === '/me') {
-    return new Response(JSON.stringify(me), {
+    return new Response(JSON.stringify(answerOfMe), {
       headers: { 'content-type': 'application/json' },
     });
   }
@@ -65,7 +66,9 @@ describe('remote MCP lean path', () => {
     });
     const whoami = await same(call(7, 'whoami', {}), versioned);
     expect(whoami.body).toContain('"structuredContent":{"agent_id":"agt_lean"');
-    expect(whoami.body).not.toContain('"structuredContent":{"agent_id":"agt_lean","name":"lean","display_name":"Lean","host_id":"hst_lean","capabilities":["send"],"undeclared"');
+    expect(whoami.body).not.toContain(
+      '"structuredContent":{"agent_id":"agt_lean","name":"lean","display_name":"Lean","host_id":"hst_lean","capabilities":["send"],"undeclared"',
+    );
     await same(call(8, 'whoami', {}, { _meta: { progressToken: 3 } }));
     // An API error, an invalid argument and an unknown tool are tool results or JSON-RPC errors alike.
     await same(call(9, 'get_channel_messages', { channel_id: 'chn_x' }));
@@ -84,5 +87,29 @@ describe('remote MCP lean path', () => {
     await same(ping, { ...HEADERS, 'mcp-protocol-version': '1999-01-01' });
     await same(ping, { ...HEADERS, accept: 'application/json' });
     await same(ping, { ...HEADERS, 'content-type': 'text/plain' });
+  });
+
+  it('refuses an answer outside the output schema with the SDK output check message', async () => {
+    answerOfMe = { agent_id: 'agt_lean', name: 7 };
+    try {
+      const { body } = await same({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'whoami' } });
+      const message = JSON.parse(body.replace(/^event: message\ndata: /, '')).result;
+      expect(message).toEqual({
+        content: [
+          {
+            type: 'text',
+            text:
+              'MCP error -32602: Output validation error: Invalid structured content for tool whoami: ' +
+              'Invalid input: expected string, received number at name\n' +
+              'Invalid input: expected string, received undefined at display_name\n' +
+              'Invalid input: expected string, received undefined at host_id\n' +
+              'Invalid input: expected array, received undefined at capabilities',
+          },
+        ],
+        isError: true,
+      });
+    } finally {
+      answerOfMe = me;
+    }
   });
 });
