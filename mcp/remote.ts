@@ -31,7 +31,7 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/sdk/types.js';
 import { filenameFromDisposition } from '../client/download-result.js';
-import { operationFields, splitInput } from '../client/fields.js';
+import { type FieldInfo, operationFields, splitInput } from '../client/fields.js';
 import { operationList } from '../core/contract/index.js';
 import type { OperationDef } from '../core/contract/registry.js';
 import { VERSION } from '../core/version.js';
@@ -244,6 +244,17 @@ async function readCapped(response: Response): Promise<Uint8Array<ArrayBuffer> |
   return bytes;
 }
 
+// An operation's fields are pure data of the registry (each one read off its zod schema): once per isolate.
+const fields = new WeakMap<OperationDef, FieldInfo[]>();
+function fieldsOf(op: OperationDef): FieldInfo[] {
+  let known = fields.get(op);
+  if (!known) {
+    known = operationFields(op);
+    fields.set(op, known);
+  }
+  return known;
+}
+
 export async function callRemoteTool(
   tool: ToolDefinition,
   args: Record<string, unknown>,
@@ -251,7 +262,7 @@ export async function callRemoteTool(
 ): Promise<CallToolResult> {
   const { op } = tool;
   const { [INLINE_FILE_FIELD]: file, ...values } = args;
-  const input = splitInput(operationFields(op), values);
+  const input = splitInput(fieldsOf(op), values);
   const path = apiPath(op, input.params, input.query);
 
   let body: ApiBody | undefined = op.body ? { json: input.body } : undefined;
