@@ -35,7 +35,11 @@ async function answer(body: unknown, headers: Record<string, string>, lean: bool
   const text = JSON.stringify(body);
   const request = new Request('http://localhost/mcp', { method: 'POST', headers, body: text });
   const response = await handleRemoteMcp(request, api, lean ? JSON.parse(text) : undefined);
-  return { status: response.status, headers: [...response.headers], body: await response.text() };
+  const answered: [string, string][] = [];
+  response.headers.forEach((value, name) => {
+    answered.push([name, value]);
+  });
+  return { status: response.status, headers: answered, body: await response.text() };
 }
 
 async function same(body: unknown, headers: Record<string, string> = HEADERS) {
