@@ -4,6 +4,8 @@
  * result. Nothing here imports `node:` modules or the SDK itself (only its types; the SDK values it
  * needs are passed in), so the worker bundle can use it and the CLI loads the SDK only for `mcp`.
  */
+
+import { z } from '@hono/zod-openapi';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { countRejected } from '../client/rejected.js';
@@ -89,17 +91,57 @@ export function errorResult(structured: ToolErrorBody): CallToolResult {
   };
 }
 
+/** Results whose structured content successResult has already checked against the tool's output schema. */
+const checkedOutputs = new WeakSet<CallToolResult>();
+
 /**
  * A successful answer. Parsed with the answer schema, so structured content holds exactly the
  * declared fields (a validating client rejects undeclared ones); the text keeps the answer as the
- * server sent it.
+ * server sent it (`text`, when the caller has it: the same JSON the answer was parsed from).
+ * That parse is also the output check the tool makes (registerTools): the answer schema is the
+ * tool's output shape (tools.ts outputShapeFor), so a result it accepted is not checked again.
  */
-export function successResult(op: OperationDef, answer: unknown): CallToolResult {
+export function successResult(op: OperationDef, answer: unknown, text?: string): CallToolResult {
   const parsed = op.response?.safeParse(answer);
   const data = (parsed?.success ? parsed.data : answer) as Record<string, unknown>;
   const { items, rejected } = countRejected(answer);
   const note = rejected > 0 ? `\n${rejected} of ${items} results were rejected; see "error" in each.` : '';
-  return { content: [{ type: 'text', text: JSON.stringify(answer) + note }], structuredContent: data };
+  const result: CallToolResult = {
+    content: [{ type: 'text', text: (text ?? JSON.stringify(answer)) + note }],
+    structuredContent: data,
+  };
+  if (parsed?.success && !op.rawResponse) checkedOutputs.add(result);
+  return result;
+}
+
+/** The SDK's message for an output that does not fit (McpServer validateToolOutput, getParseErrorMessage). */
+function outputProblem(tool: ToolDefinition, result: CallToolResult): string | undefined {
+  if (result.isError || checkedOutputs.has(result)) return undefined;
+  const prefix = `MCP error -32602: Output validation error: `;
+  if (!result.structuredContent) {
+    return `${prefix}Tool ${tool.name} has an output schema but no structured content was provided`;
+  }
+  let schema = outputSchemas.get(tool);
+  if (!schema) {
+    schema = z.object(tool.outputShape);
+    outputSchemas.set(tool, schema);
+  }
+  const parsed = schema.safeParse(result.structuredContent);
+  if (parsed.success) return undefined;
+  const issues = parsed.error.issues.map((issue) =>
+    issue.path.length ? `${issue.message} at ${dotPath(issue.path)}` : issue.message,
+  );
+  return `${prefix}Invalid structured content for tool ${tool.name}: ${issues.join('\n')}`;
+}
+
+const outputSchemas = new WeakMap<ToolDefinition, z.ZodType>();
+
+/** A zod issue path as the SDK writes it: `a.b[0].c`. */
+function dotPath(path: readonly PropertyKey[]): string {
+  return path.reduce<string>((at, segment, index) => {
+    if (index === 0) return String(segment);
+    return typeof segment === 'number' ? `${at}[${segment}]` : `${at}.${String(segment)}`;
+  }, '');
 }
 
 /** One tool call; `requestId` is the JSON-RPC ID the server handles it under (the remote server's calls find their caller by it). */
@@ -131,17 +173,22 @@ export function registerTools(
   { ListToolsRequestSchema }: ListToolsSchema,
 ): void {
   for (const tool of tools) {
+    // No outputSchema for the SDK: it would only check each result against it (the listing below
+    // is ours), and successResult has already done that parse for every API answer. The results it
+    // did not make (downloads, in their own shape) are checked here, with the SDK's message.
     server.registerTool(
       tool.name,
       {
         title: tool.title,
         description: tool.description,
         inputSchema: tool.inputShape as never,
-        outputSchema: tool.outputShape as never,
         annotations: tool.annotations,
       },
-      ((args: Record<string, unknown>, extra: { requestId: string | number }) =>
-        call(tool, args ?? {}, extra.requestId)) as never,
+      (async (args: Record<string, unknown>, extra: { requestId: string | number }) => {
+        const result = await call(tool, args ?? {}, extra.requestId);
+        const problem = outputProblem(tool, result);
+        return problem ? { content: [{ type: 'text', text: problem }], isError: true } : result;
+      }) as never,
     );
   }
   // The SDK announces `tools.listChanged` as soon as a tool is registered; this list never changes

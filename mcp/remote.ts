@@ -28,9 +28,10 @@ import {
   type JSONRPCRequest,
   ListToolsRequestSchema,
   type RequestId,
+  SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/sdk/types.js';
 import { filenameFromDisposition } from '../client/download-result.js';
-import { operationFields, splitInput } from '../client/fields.js';
+import { type FieldInfo, operationFields, splitInput } from '../client/fields.js';
 import { operationList } from '../core/contract/index.js';
 import type { OperationDef } from '../core/contract/registry.js';
 import { VERSION } from '../core/version.js';
@@ -251,6 +252,17 @@ async function readCapped(response: Response): Promise<Uint8Array<ArrayBuffer> |
   return bytes;
 }
 
+// An operation's fields are pure data of the registry (each one read off its zod schema): once per isolate.
+const fields = new WeakMap<OperationDef, FieldInfo[]>();
+function fieldsOf(op: OperationDef): FieldInfo[] {
+  let known = fields.get(op);
+  if (!known) {
+    known = operationFields(op);
+    fields.set(op, known);
+  }
+  return known;
+}
+
 export async function callRemoteTool(
   tool: ToolDefinition,
   args: Record<string, unknown>,
@@ -258,7 +270,7 @@ export async function callRemoteTool(
 ): Promise<CallToolResult> {
   const { op } = tool;
   const { [INLINE_FILE_FIELD]: file, ...values } = args;
-  const input = splitInput(operationFields(op), values);
+  const input = splitInput(fieldsOf(op), values);
   const path = apiPath(op, input.params, input.query);
 
   let body: ApiBody | undefined = op.body ? { json: input.body } : undefined;
@@ -289,7 +301,11 @@ export async function callRemoteTool(
 
   const response = await api(op.method.toUpperCase(), path, body);
   if (!response.ok) return apiError(response);
-  if (!op.rawResponse) return successResult(op, await response.json());
+  if (!op.rawResponse) {
+    // The text is the result's text block as it is: parsed once, never written again.
+    const text = await response.text();
+    return successResult(op, JSON.parse(text), text);
+  }
 
   const bytes = await readCapped(response);
   if (!bytes) {
@@ -449,12 +465,94 @@ function methodNotAllowed(): Response {
 }
 
 /**
+ * The common request, answered without the SDK's transport: one JSON-RPC request of these
+ * methods. The transport would validate the message with zod, open an SSE stream, arm a keep-alive
+ * timer and write one event to it; the lean path writes the same event as one string.
+ */
+const LEAN_METHODS = new Set(['tools/call', 'tools/list', 'initialize']);
+const LEAN_KEYS = new Set(['jsonrpc', 'id', 'method', 'params']);
+/** `Content-Type` values that are plainly JSON (the transport's own check, for these, is a string compare). */
+const LEAN_TYPES = new Set(['application/json', 'application/json; charset=utf-8', 'application/json;charset=utf-8']);
+/** The transport's SSE answer headers (webStandardStreamableHttp.ts, handlePostRequest). */
+const SSE_HEADERS = {
+  'Content-Type': 'text/event-stream',
+  'Cache-Control': 'no-cache, no-transform',
+  Connection: 'keep-alive',
+  'X-Accel-Buffering': 'no',
+} as const;
+const plainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * True when `body` is one JSON-RPC request that the SDK's JSONRPCMessageSchema accepts as is, of a
+ * lean method, sent with headers the transport accepts without a second look. Stricter than the
+ * SDK on purpose: anything else (batches, notifications, responses, an unusual `_meta`, a
+ * protocol-version header the SDK would refuse, other media types) goes to the SDK's transport.
+ */
+function leanRequest(request: Request, body: unknown): body is JSONRPCRequest {
+  if (!plainObject(body) || body.jsonrpc !== '2.0') return false;
+  if (typeof body.method !== 'string' || !LEAN_METHODS.has(body.method)) return false;
+  const { id, params } = body;
+  if (typeof id !== 'string' && !Number.isSafeInteger(id)) return false;
+  for (const key in body) if (!LEAN_KEYS.has(key)) return false;
+  if (params !== undefined) {
+    if (!plainObject(params)) return false;
+    const meta = params._meta;
+    if (meta !== undefined) {
+      if (!plainObject(meta)) return false;
+      for (const key in meta) if (key !== 'progressToken') return false;
+      const token = meta.progressToken;
+      if (token !== undefined && typeof token !== 'string' && !Number.isSafeInteger(token)) return false;
+    }
+  }
+  const accept = request.headers.get('accept');
+  if (!accept?.includes('application/json') || !accept.includes('text/event-stream')) return false;
+  if (!LEAN_TYPES.has(request.headers.get('content-type')?.toLowerCase() ?? '')) return false;
+  // The transport checks this header on every request but initialize.
+  const version = request.headers.get('mcp-protocol-version');
+  return version === null || body.method === 'initialize' || SUPPORTED_PROTOCOL_VERSIONS.includes(version);
+}
+
+const sseEvent = (message: JSONRPCMessage) => `event: message\ndata: ${JSON.stringify(message)}\n\n`;
+
+/**
+ * One request's transport on the lean path: what the server sends for the request (its response,
+ * and anything it sends before it) becomes SSE events, as the SDK's transport writes them, and the
+ * answer is one string once the response is there. The SDK's transport would send its headers at
+ * once and a keep-alive comment every 15 s until then; a tool call is one API request, over long
+ * before that, and SSE clients skip comments. No timer is armed per call (in workerd a timer is
+ * one of the dearer things a request can ask for).
+ */
+class LeanCall implements Transport {
+  onmessage?: Transport['onmessage'];
+  private events = '';
+  private finish!: (response: Response) => void;
+  readonly answer = new Promise<Response>((resolve) => {
+    this.finish = resolve;
+  });
+
+  async start(): Promise<void> {}
+  async close(): Promise<void> {}
+
+  async send(message: JSONRPCMessage): Promise<void> {
+    this.events += sseEvent(message);
+    if (isResponse(message)) this.finish(new Response(this.events, { status: 200, headers: SSE_HEADERS }));
+  }
+}
+
+/**
  * Answers one HTTP request to `/mcp` (already authenticated by the caller). `parsedBody` is the
  * body when the caller has read and parsed it already.
  */
 export async function handleRemoteMcp(request: Request, api: ApiCall, parsedBody?: unknown): Promise<Response> {
   if (request.method !== 'POST') return methodNotAllowed();
   const mux = await sharedServer();
+  if (parsedBody !== undefined && leanRequest(request, parsedBody)) {
+    const call = new LeanCall();
+    mux.attach(call, api);
+    call.onmessage?.(parsedBody);
+    return call.answer;
+  }
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
     maxRequestBodySize: MAX_REQUEST_BYTES,

@@ -17,7 +17,7 @@
 // 15% direct send to 1..3 targets, 5% group send, 10% history) closed-loop over 12 agents, and
 // prints how many requests of each kind it made, so the per-request figure is the mix's own.
 //
-// Usage: npm run profile -- [--op me|directory|inbox|limits|history|send|claim|import|mix|hello|none]
+// Usage: npm run profile -- [--op me|directory|inbox|limits|history|send|claim|import|mix|hello|none|mcp-whoami|mcp-send]
 //        [--seconds 10] [--clients 16] [--rate N (open loop at N req/s instead of closed-loop clients;
 //        the clients then only pick the agents)] [--top 30] [--targets NAME,NAME (isolates whose id contains one)]
 //        [--out DIR (default $TMPDIR/switchboard-profiles)] [--interval 500 (µs)] [--json FILE]
@@ -100,11 +100,15 @@ function devtools(url) {
 // ---------------------------------------------------------------------------------------------
 // The load: a few agents, then closed-loop clients repeating one operation.
 
+const MCP_ACCEPT = 'application/json, text/event-stream';
+const toolCall = (id, name, args) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
+
 async function prepare(pool) {
-  const call = async (method, path, { key, cookie, body } = {}) => {
+  const call = async (method, path, { key, cookie, body, accept } = {}) => {
     const headers = {};
     if (key) headers.authorization = `Bearer ${key}`;
     if (cookie) headers.cookie = cookie;
+    if (accept) headers.accept = accept;
     if (body !== undefined) headers['content-type'] = 'application/json';
     const res = await pool.request({
       method,
@@ -188,6 +192,21 @@ async function prepare(pool) {
       201,
     ],
     hello: () => ['GET', '/__bench/hello', {}, 200],
+    // The bench's /mcp rows (scripts/bench.mjs, mcpCost): one JSON-RPC tools/call per request.
+    'mcp-whoami': (i) => ['POST', '/mcp', { key: key(i), accept: MCP_ACCEPT, body: toolCall(n++, 'whoami', {}) }, 200],
+    'mcp-send': (i) => [
+      'POST',
+      '/mcp',
+      {
+        key: key(i),
+        accept: MCP_ACCEPT,
+        body: toolCall(n++, 'send_message', {
+          to_agent_ids: [agents[(i + 1) % agents.length].id],
+          body: `profile ${n}`,
+        }),
+      },
+      200,
+    ],
     none: () => ['GET', '/api/v1/__profile_none', {}, 404],
     mix: values.op === 'mix' ? await mixOp(call, agents) : null,
   };

@@ -1,11 +1,11 @@
 /**
  * `/mcp`: the remote MCP server (mcp/remote.ts) on the worker, authenticated exactly like the API
  * (requireAgent: the bearer key and the host's source addresses, the same 401/403 bodies). Each
- * tool call is one request to this same app, made in-process with the caller's key, client address
- * and (self-hosted) front secret: no network hop, and every rule of the API applies unchanged. The
- * call is marked as in-process (worker/in-process.ts), so the checks this request already passed
- * (front secret, key, host address) are not made twice; those that depend on the call (channel
- * access, the body) are.
+ * tool call is one request to this same app, made in-process with the caller's key: no network
+ * hop, and every rule of the API applies unchanged. The call is marked as in-process
+ * (worker/in-process.ts), so what this request already did (its request ID and client address, the
+ * request metrics, the front secret, key and host address checks) is not done twice; what depends
+ * on the call (routing, the schemas, channel access, the body and its limits) is.
  *
  * The body is read here, through the body module: a body larger than any JSON call of the API can
  * only carry an inline file, so it is admitted as an upload (the per-agent lease multipart sends
@@ -27,11 +27,10 @@ import {
   MCP_MAX_REQUEST_BYTES,
   takesInlineFile,
 } from '../mcp/remote.js';
-import { drainBody, type ReadGate, readBounded } from './body/index.js';
+import { bodyReader, drainBody, type ReadGate, readBounded } from './body/index.js';
 import type { AppEnv } from './handlers/types.js';
 import { markInProcess } from './in-process.js';
 import { requireAgent } from './middleware/auth.js';
-import { FRONT_SECRET_HEADER } from './middleware/request-context.js';
 import { ownHostAndOrigin } from './middleware/same-origin.js';
 import { API_BASE } from './openapi.js';
 import { type Admission, admitUpload } from './uploads/admission.js';
@@ -262,6 +261,18 @@ function multipartOf(upload: InlineUpload): { body: ReadableStream<Uint8Array>; 
   return { body, type: `multipart/form-data; boundary=${boundary}` };
 }
 
+/** Into one reused buffer (bodyReader): a refused inline upload allocates nothing per chunk. */
+async function drainRefused(body: ReadableStream<Uint8Array> | null, declared: number): Promise<void> {
+  if (!body || body.locked) return;
+  const reader = bodyReader(body, declared);
+  await drainBody(reader, MCP_MAX_REQUEST_BYTES);
+  try {
+    reader.releaseLock();
+  } catch {
+    // A read still pending (the drain ran out of time): the stream stays with it, as it would have.
+  }
+}
+
 function inProcessApi(app: OpenAPIHono<AppEnv>, c: Context<AppEnv>, held: CallAdmission): ApiCall {
   const outer = c.req.raw;
   let ctx: ExecutionContext | undefined;
@@ -271,14 +282,14 @@ function inProcessApi(app: OpenAPIHono<AppEnv>, c: Context<AppEnv>, held: CallAd
     // No execution context (the app called directly in a test).
   }
   const agent = c.get('agent');
+  const requestId = c.get('requestId');
+  const clientIp = c.get('clientIp');
+  const authorization = outer.headers.get('authorization');
   return (method, path, body) => {
+    // The key, for the calls whose channels are checked with it (requireAgentFor); the address and
+    // the request ID come with the mark, and the front's secret is not asked for again.
     const headers = new Headers();
-    const authorization = outer.headers.get('authorization');
     if (authorization) headers.set('authorization', authorization);
-    // The address the outer request was authenticated from, canonical (requestContext).
-    headers.set('cf-connecting-ip', c.get('clientIp'));
-    const secret = outer.headers.get(FRONT_SECRET_HEADER);
-    if (secret) headers.set(FRONT_SECRET_HEADER, secret);
     let payload: BodyInit | undefined;
     if (body && 'json' in body) {
       headers.set('content-type', 'application/json');
@@ -289,7 +300,7 @@ function inProcessApi(app: OpenAPIHono<AppEnv>, c: Context<AppEnv>, held: CallAd
       payload = form.body;
     }
     const request = new Request(new URL(API_BASE + path, outer.url), { method, headers, body: payload });
-    if (agent) markInProcess(request, { agent, takeAdmission: () => held.take() });
+    if (agent) markInProcess(request, { agent, requestId, clientIp, takeAdmission: () => held.take() });
     return Promise.resolve(app.fetch(request, c.env, ctx));
   };
 }
@@ -310,11 +321,12 @@ async function serveMcp(app: OpenAPIHono<AppEnv>, c: Context<AppEnv>): Promise<R
   const call = await readCall(c, held);
   if ('refused' in call) {
     await held.done();
-    // The rest is read (and dropped, into one reused buffer) before the refusal goes out: an HTTP
-    // client still sending its body when the answer comes and the connection closes sees a
-    // failed write instead of the answer.
-    const relay = c.get('bodyRelay');
-    if (relay) await drainBody(await relay.leftover(), MCP_MAX_REQUEST_BYTES);
+    // The rest is read (and dropped) before the refusal goes out: an HTTP client still sending its
+    // body when the answer comes and the connection closes sees a failed write instead of the
+    // answer. The body is the runtime's own (the drain middleware sets no relay for this route);
+    // readBounded released it, and it is released again for the drain middleware to read on
+    // whatever these bounds leave.
+    await drainRefused(c.req.raw.body, Number(c.req.header('content-length') ?? Number.NaN));
     return call.refused;
   }
   try {

@@ -24,7 +24,9 @@ export function uncounted(c: Context<AppEnv>): boolean {
 }
 
 export const requestMetrics = createMiddleware<AppEnv>(async (c, next) => {
-  if (uncounted(c)) return next();
+  // A tool call of `/mcp` is no request of a client's: the `/mcp` request is counted (its events,
+  // countEvents, are counted as the operation's).
+  if (c.get('inProcess') || uncounted(c)) return next();
   const started = performance.now();
   try {
     await next();

@@ -149,12 +149,14 @@ export const drainUnreadBody = createMiddleware<AppEnv>(async (c, next) => {
     return;
   }
   // No handler reads a GET body, and a Request with that method cannot be given a new one. A JSON
-  // body of the API is only ever read by the json-body middleware, which reads it to its end or
-  // releases its reader (readBounded), never cancels it: the runtime stream itself is then drained
-  // below, and the relay (a stream and a Request copy per request) is kept for the bodies that
-  // other code reads (uploads, /mcp).
+  // body of the API is only ever read by the json-body middleware, and a `/mcp` body only by its
+  // route (worker/mcp.ts), both bounded (readBounded): read to its end, or the reader released,
+  // never cancelled. The runtime stream itself is then drained below, and the relay (a stream, a
+  // read buffer and a Request copy per request) is kept for the bodies that other code reads
+  // (uploads).
   const method = c.req.method;
-  const relay = method === 'GET' || method === 'HEAD' || jsonApiBody(c) ? null : relayBody(source);
+  const relay =
+    method === 'GET' || method === 'HEAD' || jsonApiBody(c) || c.req.path === MCP_BODY_PATH ? null : relayBody(source);
   if (relay) {
     c.req.raw = new Request(c.req.raw, { body: relay.body });
     c.set('bodyRelay', relay);
@@ -162,13 +164,16 @@ export const drainUnreadBody = createMiddleware<AppEnv>(async (c, next) => {
   try {
     await next();
   } finally {
-    const reader = relay ? await relay.leftover() : source.locked ? null : bodyReader(source);
     const declared = Number(c.req.header('content-length') ?? Number.NaN);
+    const reader = relay ? await relay.leftover() : source.locked ? null : bodyReader(source, declared);
     if (reader && (declared > DRAIN_MAX_BYTES || !(await drainBody(reader, DRAIN_MAX_BYTES, DRAIN_PATIENCE_MS)))) {
       await answerWhileDraining(c, reader);
     }
   }
 });
+
+/** The remote MCP route (worker/mcp.ts MCP_PATH), whose handler reads every body itself. */
+const MCP_BODY_PATH = '/mcp';
 
 /** A JSON body on an API path: read by nothing but the json-body middleware. */
 function jsonApiBody(c: Context<AppEnv>): boolean {

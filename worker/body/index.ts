@@ -14,5 +14,5 @@
 export type { BodyRelay } from './drain.js';
 export { drainBody, drainUnreadBody } from './drain.js';
 export { jsonBody, parseJsonStrict, readJsonBody } from './json.js';
-export { BodyAborted, type ReadGate, readBounded } from './reader.js';
+export { BodyAborted, bodyReader, type ReadGate, readBounded } from './reader.js';
 export { isMultipart, readUploadRequest, type UploadRequest } from './upload.js';

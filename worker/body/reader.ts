@@ -49,9 +49,15 @@ export interface BodyReader {
 export interface ReusingBodyReader extends BodyReader {
   /** True when `read` answers views of one reused buffer (valid until the next read). */
   readonly reusesBuffer: boolean;
+  /** Lets the stream go (for another reader to read on); throws while a read is pending. */
+  releaseLock(): void;
 }
 
-export function bodyReader(stream: ReadableStream<Uint8Array>): ReusingBodyReader {
+/**
+ * `declared` is the body's Content-Length when known: a smaller body gets a buffer of its size
+ * (most bodies drained are a few hundred bytes, and each buffer is a fresh external allocation).
+ */
+export function bodyReader(stream: ReadableStream<Uint8Array>, declared?: number): ReusingBodyReader {
   let byob: ReadableStreamBYOBReader;
   try {
     byob = stream.getReader({ mode: 'byob' });
@@ -62,9 +68,14 @@ export function bodyReader(stream: ReadableStream<Uint8Array>): ReusingBodyReade
       reusesBuffer: false,
       read: () => readOrAbort(reader.read()),
       cancel: (reason) => reader.cancel(reason),
+      releaseLock: () => reader.releaseLock(),
     };
   }
-  let buffer = new ArrayBuffer(BODY_READ_BYTES);
+  const size =
+    declared !== undefined && Number.isSafeInteger(declared) && declared > 0
+      ? Math.min(declared, BODY_READ_BYTES)
+      : BODY_READ_BYTES;
+  let buffer = new ArrayBuffer(size);
   const readOnce = async (): Promise<ReadableStreamReadResult<Uint8Array>> => {
     const result = await readOrAbort(byob.read(new Uint8Array(buffer)));
     // The read transferred the buffer: the view it answers is the buffer's owner now.
@@ -81,6 +92,7 @@ export function bodyReader(stream: ReadableStream<Uint8Array>): ReusingBodyReade
       return next;
     },
     cancel: (reason) => byob.cancel(reason),
+    releaseLock: () => byob.releaseLock(),
   };
 }
 

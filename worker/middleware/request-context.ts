@@ -14,6 +14,15 @@ export const LOG_ACTOR_HEADER = 'x-switchboard-log-actor';
 
 /** Gives every request an ID (`X-Request-Id`) and its client address. */
 export const requestContext = createMiddleware<AppEnv>(async (c, next) => {
+  // A tool call of `/mcp` is part of that request: its ID and address (worker/in-process.ts); the
+  // headers below are for the front, which never sees the call's answer.
+  const inProcess = c.get('inProcess');
+  if (inProcess) {
+    c.set('requestId', inProcess.requestId);
+    c.set('clientIp', inProcess.clientIp);
+    await next();
+    return;
+  }
   const requestId = `req_${base64url(crypto.getRandomValues(new Uint8Array(12)))}`;
   c.set('requestId', requestId);
   // On Cloudflare the edge sets CF-Connecting-IP and a client cannot override it; self-hosted,
@@ -39,7 +48,8 @@ export const requestContext = createMiddleware<AppEnv>(async (c, next) => {
  */
 export const frontGuard = createMiddleware<AppEnv>(async (c, next) => {
   const secret = c.env.FRONT_SECRET;
-  if (secret) {
+  // A tool call of `/mcp` is made by the worker itself, after that request passed this check.
+  if (secret && !c.get('inProcess')) {
     const presented = c.req.header(FRONT_SECRET_HEADER) ?? '';
     if (!digestsEqual(presented, secret)) {
       throw new ApiError('forbidden', 'Requests must come through the Switchboard front.');
