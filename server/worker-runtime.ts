@@ -9,6 +9,7 @@
  * Node (service bindings such as HOST_METRICS, logs, temp files, storage listings). Upstream it
  * answers any local process; patches/miniflare+*.patch (applied by `npm ci`) makes it refuse every
  * request without a per-process secret that only workerd is given (docs/design/self-hosting.md).
+ * The same patch makes Miniflare's source Latin-1 only, which halves what V8 keeps of it.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
