@@ -90,7 +90,7 @@ const PLAN = QUICK
       closed: { clients: 4, seconds: 2, warmupSeconds: 0.5 },
       uploadBytes: 2_000_000,
       startTimes: false,
-      memory: { idleSeconds: 2, messages: [200], attachments: 2 },
+      memory: { idleSeconds: 2, messages: [50], attachments: 1 },
     }
   : {
       agents: 20,
