@@ -1,5 +1,6 @@
-// Bundles the worker exactly as `wrangler deploy` would (dist/worker/index.js); the self-host
-// launcher runs this bundle in Miniflare, so self-hosting and Cloudflare run the same code.
+// Bundles the worker exactly as `wrangler deploy` would (dist/worker/index.js), then keeps its
+// comments to Latin-1 (below); the self-host launcher runs this bundle in Miniflare, so
+// self-hosting and Cloudflare run the same code.
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { OFFLINE_ENV } from './offline-env.mjs';
