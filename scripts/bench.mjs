@@ -15,7 +15,10 @@
 //      per process, and again for a second one (scripts/bench-upload.mjs);
 //   6. the scale phases of issue 12 on a server of their own (scripts/bench-scale.mjs);
 //   7. start-up of `switchboard mcp`, `--version` and a cold `inbox`, each beside a bare Node
-//      process doing the same work (scripts/bench-startup.mjs), on the idle server before the load.
+//      process doing the same work (scripts/bench-startup.mjs), on the idle server before the load;
+//   8. idle memory, first, on a server of its own started as `npm start` runs it: RSS and PSS of the
+//      launcher, workerd and the orphan guard after set-up and after idling, then with 2k and 10k
+//      stored messages and 20 attachments (scripts/bench-memory.mjs).
 //
 // Open loop: request i is scheduled at t0 + i/rate whatever happened to earlier ones, and its
 // latency counts from that scheduled time, so a server (or client) that falls behind shows up as
@@ -44,6 +47,7 @@ import {
   startServer,
   writeSection,
 } from './bench-kit.mjs';
+import { perProcess as memoryPerProcess, memoryRun } from './bench-memory.mjs';
 import { scaleReport, scaleRun } from './bench-scale.mjs';
 import { startupRun, startupTable } from './bench-startup.mjs';
 import { uploadMemory } from './bench-upload.mjs';
@@ -61,8 +65,9 @@ const { values } = parseArgs({
     rate: { type: 'string' },
     seconds: { type: 'string' },
     'skip-start': { type: 'boolean', default: false },
-    // `--phase mcp`: only remote MCP against HTTP, printed, nothing written; `--phase import`: only
-    // the agent import, its section of docs/benchmarks.md rewritten.
+    // `--phase mcp`: only remote MCP against HTTP, printed, nothing written; `--phase ceilings`: only
+    // the closed-loop ceilings, printed; `--phase memory`: only the idle memory, printed;
+    // `--phase import`: only the agent import, its section of docs/benchmarks.md rewritten.
     phase: { type: 'string' },
   },
 });
@@ -72,6 +77,7 @@ const SECTION = `## ${SECTION_NAME}`;
 const SCALE_SECTION = '## Issue 12 scale phases (`npm run bench`)';
 const STARTUP_SECTION = '## Start-up of the agent commands (`npm run bench`)';
 const IMPORT_SECTION = '## Agent import (`npm run bench`)';
+const MEMORY_SECTION = '## Idle memory readings (`npm run bench`)';
 
 /** Every size and rate of the run; --quick keeps each phase but makes it tiny. */
 const PLAN = QUICK
@@ -84,6 +90,7 @@ const PLAN = QUICK
       closed: { clients: 4, seconds: 2, warmupSeconds: 0.5 },
       uploadBytes: 2_000_000,
       startTimes: false,
+      memory: { idleSeconds: 2, messages: [50], attachments: 1 },
     }
   : {
       agents: 20,
@@ -94,6 +101,7 @@ const PLAN = QUICK
       closed: { clients: 32, seconds: 10, warmupSeconds: 2 },
       uploadBytes: 50_000_000,
       startTimes: true,
+      memory: { idleSeconds: 30, messages: [2_000, 10_000], attachments: 20 },
     };
 if (values.agents) PLAN.agents = Number(values.agents);
 if (values.rate) PLAN.req49.rate = Number(values.rate);
@@ -604,7 +612,16 @@ const results = {
 };
 const log = (text) => process.stdout.write(`${text}\n`);
 
-if (PLAN.startTimes) {
+// First, on a quiet machine: a server of its own, as `npm start` runs it.
+if (values.phase === undefined || values.phase === 'memory') {
+  results.memory = await memoryRun({ log, ...PLAN.memory });
+  if (values.phase === 'memory') {
+    log(JSON.stringify(results.memory));
+    process.exit(0);
+  }
+}
+
+if (PLAN.startTimes && values.phase === undefined) {
   results.start = await startTimes();
   const { first, afterKill, existing } = results.start;
   log(`start to ready: first ${first.ms} ms, after SIGKILL ${afterKill.ms} ms, existing data ${existing.ms} ms`);
@@ -646,8 +663,10 @@ try {
     }
     process.exit(ok ? 0 : 1);
   }
-  results.startup = await startupRun({ quick: QUICK, log, url: server.base, key: agent.key });
-  results.import = await importRun({ quick: QUICK, log, api, cookie });
+  if (values.phase === undefined) {
+    results.startup = await startupRun({ quick: QUICK, log, url: server.base, key: agent.key });
+    results.import = await importRun({ quick: QUICK, log, api, cookie });
+  }
   results.closed = [
     await closedLoop('hello worker (same front and Miniflare)', '/__bench/hello', { expect: 200 }, procs),
     await closedLoop('Switchboard, unknown API path (404)', '/api/v1/__bench_none', { expect: 404 }, procs),
@@ -662,6 +681,17 @@ try {
     log(
       `${c.label}: ${c.rps} req/s, workerd ${c.workerdCpuMs} ms/req, launcher ${c.launcherCpuMs} ms/req, errors ${c.errors}`,
     );
+  }
+  if (values.phase === 'ceilings') {
+    const [hello, ...rest] = results.closed;
+    for (const c of rest) {
+      const ratio = (field) => (c[field] / hello[field]).toFixed(2);
+      log(
+        `${c.label}: ${ratio('workerdCpuMs')}× the hello route's workerd CPU, ${ratio('launcherCpuMs')}× its launcher CPU`,
+      );
+    }
+    await server.stop();
+    process.exit(results.closed.some((c) => c.errors > 0) ? 1 : 0);
   }
   results.metricsOverhead = await metricsOverhead(side, procs);
   for (const m of results.metricsOverhead) {
@@ -751,6 +781,7 @@ if (!QUICK && !failed) {
   writeSection(values.out, SECTION, report(results));
   if (results.startup) writeSection(values.out, STARTUP_SECTION, startupReport(results));
   if (results.import) writeSection(values.out, IMPORT_SECTION, importReport(results));
+  if (results.memory) writeSection(values.out, MEMORY_SECTION, memoryReport(results));
   // The repository's formatter owns the layout of committed files (`npm run check` runs it).
   execFileSync('npx', ['biome', 'format', '--write', values.out, jsonFile], { stdio: 'ignore' });
   log(`wrote ${values.out} and ${values.svg}`);
@@ -969,5 +1000,34 @@ against the real server on loopback, against Node making the same GET /inbox wit
 Target: median at most 2 × the bare median + 100 ms.
 
 ${startupTable(r.startup)}
+`;
+}
+
+function memoryReport(r) {
+  const m = r.memory;
+  const row = (label, reading) => `| ${label} | ${reading.rssMb} | ${reading.pssMb} | ${memoryPerProcess(reading)} |`;
+  const rows = [
+    row('at the ready line', m.ready),
+    row('after set-up (administrator, host, 4 agents, 3 messages)', m.setUp),
+    row(`after ${m.idleSeconds} s idle`, m.idle),
+  ];
+  for (const g of m.growth) {
+    rows.push(row(`${g.messages} messages stored (${g.channels} channels), right after`, g.after));
+    rows.push(row(`… after ${m.idleSeconds} s idle`, g.idle));
+  }
+  if (m.withFiles) {
+    rows.push(row(`and ${m.withFiles.files} × 1 MB attachments, right after`, m.withFiles.after));
+    rows.push(row(`… after ${m.idleSeconds} s idle`, m.withFiles.idle));
+  }
+  return `${MEMORY_SECTION}
+
+Generated by \`npm run bench\` (scripts/bench-memory.mjs) on ${r.date.slice(0, 10)} (${r.machine}): a server of its
+own on a fresh data dir, started as \`npm start\` runs it. MB are MiB; RSS is VmRSS, PSS from
+/proc/<pid>/smaps_rollup (code pages shared with other node or workerd processes count in part).
+Target (issue 26): at most 200 MB RSS after set-up and idling. The analysis is in the section "Idle memory".
+
+| state | RSS MB | PSS MB | RSS per process MB |
+| --- | --- | --- | --- |
+${rows.join('\n')}
 `;
 }

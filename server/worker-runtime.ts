@@ -9,6 +9,7 @@
  * Node (service bindings such as HOST_METRICS, logs, temp files, storage listings). Upstream it
  * answers any local process; patches/miniflare+*.patch (applied by `npm ci`) makes it refuse every
  * request without a per-process secret that only workerd is given (docs/design/self-hosting.md).
+ * The same patch makes Miniflare's source Latin-1 only, which halves what V8 keeps of it.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -149,6 +150,14 @@ export async function startWorkerRuntime(options: WorkerRuntimeOptions): Promise
     workers: [
       {
         name: 'switchboard',
+        // Each of these is a worker isolate of its own in workerd (about 2 MB idle each) that the
+        // worker never calls: it uses no Cache API (`cache: false` leaves a no-op stub in place of
+        // the cache's Durable Object and its SQLite file), and it makes no outbound fetch, so
+        // Miniflare's outbound wrapper that strips CF-Connecting-IP from subrequests has nothing
+        // to strip. The client address the worker reads on requests is the front's
+        // (front-headers.ts drops client copies of the address headers and sets its own).
+        cache: false,
+        stripCfConnectingIp: false,
         // `modules` is the bundle and its SQL migrations, listed at build time, so Miniflare does not
         // parse the bundle to find them on every start (server/derive-worker-options.mjs).
         ...derived,

@@ -25,10 +25,14 @@ export function registerServeCommand(program: Command): void {
     .option('--config <file>', 'TOML file with host, port, data, tls_cert, tls_key, log_format (flags and env win)')
     .action(async (flags: ServeFlags) => {
       try {
+        // Before Miniflare is imported: its import is most of the start-up garbage.
+        const memory = (await import('../../server/startup-memory.js')).holdStartupMemory();
         // Loaded on demand: Miniflare takes most of a second to import, and every other CLI
         // command (agents poll with them) should not pay for it.
         const { serve } = await import('../../server/serve.js');
         await serve(resolveConfig(flags, process.env));
+        // serve() returns once the server is up and its ready line printed.
+        memory.settle();
       } catch (error) {
         // Setting mistakes are one readable line; anything else keeps its stack for the report.
         const text = error instanceof ConfigError ? error.message : ((error as Error).stack ?? String(error));

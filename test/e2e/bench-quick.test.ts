@@ -1,6 +1,6 @@
 /**
  * `npm run bench -- --quick` as a smoke test: every benchmark phase (open-loop mix, ramp,
- * closed-loop ceilings with CPU from /proc, the upload's memory, the scale phases of
+ * closed-loop ceilings with CPU from /proc, the upload's memory, idle memory, the scale phases of
  * scripts/bench-scale.mjs) runs against the real server at tiny sizes and must complete with zero
  * errors. No speed threshold: speed is `npm run bench`'s
  * business, on a machine whose load the report records.
@@ -39,6 +39,10 @@ describe.skipIf(process.platform !== 'linux')('npm run bench -- --quick', () => 
       expect(ceiling.workerdCpuMs).toBeGreaterThan(0);
       expect(ceiling.launcherCpuMs).toBeGreaterThan(0);
     }
+    // Idle memory: read from /proc for the launcher and workerd, then with stored messages.
+    expect(results.memory.idle.processes.map((p: { comm: string }) => p.comm)).toContain('workerd');
+    expect(results.memory.idle.rssMb).toBeGreaterThan(0);
+    expect(results.memory.growth).toHaveLength(1);
     // Start-up: each command and its bare counterpart ran (the phase throws on a failed run).
     expect(Object.keys(results.startup.commands)).toHaveLength(3);
     for (const row of Object.values<any>(results.startup.commands)) expect(row.builds.current.runs).toBeGreaterThan(0);
