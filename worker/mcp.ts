@@ -113,10 +113,9 @@ async function readCall(
   }
   try {
     const declared = Number(c.req.header('content-length') ?? Number.NaN);
-    // The relay's direct reader where there is one: the relay's stream would hand over a copy of
-    // every 64 KiB read, the body's size again in garbage for each admitted call.
-    const source = c.get('bodyRelay')?.direct() ?? c.req.raw.body;
-    bytes = await readBounded(source, MCP_MAX_REQUEST_BYTES, await admissionGate(c, held), declared);
+    // The runtime's own stream (the drain middleware sets no relay for this route), read into one
+    // array of the declared size: no relay copies, no chunks to join.
+    bytes = await readBounded(c.req.raw.body, MCP_MAX_REQUEST_BYTES, await admissionGate(c, held), declared);
   } catch (raw) {
     const error = reviveApiError(raw);
     if (!(error instanceof ApiError)) throw raw;

@@ -115,6 +115,8 @@ export function relayBody(source: ReadableStream<Uint8Array>): BodyRelay {
       cancel: async () => {
         cancelled = true;
       },
+      // The relay keeps the runtime stream's reader for leftover(): there is nothing to let go.
+      releaseLock: () => {},
     }),
     async leftover() {
       // A read of the relay may still be waiting on the runtime stream: let it land first.
