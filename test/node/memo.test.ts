@@ -1,6 +1,4 @@
-import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { dmChannelId } from '../../core/domain/ids.js';
 import { Memo } from '../../core/lib/memo.js';
 
 describe('Memo', () => {
@@ -23,16 +21,5 @@ describe('Memo', () => {
     memo.set('a', 'A2');
     expect(memo.size).toBe(2);
     expect(memo.get('a')).toBe('A2');
-  });
-});
-
-describe('dmChannelId', () => {
-  it('answers the same ID from the memo as from the digest, whichever side asks', async () => {
-    const first = await dmChannelId('agt_b', 'agt_a');
-    const digest = createHash('sha256').update('agt_a\nagt_b').digest('base64url');
-    expect(first).toBe(`dm_${digest.slice(0, 22)}`);
-    expect(await dmChannelId('agt_a', 'agt_b')).toBe(first);
-    expect(await dmChannelId('agt_b', 'agt_a')).toBe(first);
-    expect(await dmChannelId('agt_a', 'agt_c')).not.toBe(first);
   });
 });
