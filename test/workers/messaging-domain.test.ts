@@ -16,7 +16,10 @@ describe('identifiers', () => {
 
   it('answers the digest of the pair, the same from its memo and after the memo let it go', async () => {
     const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode('agt_m1\nagt_m2')));
-    const expected = `dm_${btoa(String.fromCharCode(...digest)).replaceAll('+', '-').replaceAll('/', '_').slice(0, 22)}`;
+    const expected = `dm_${btoa(String.fromCharCode(...digest))
+      .replaceAll('+', '-')
+      .replaceAll('/', '_')
+      .slice(0, 22)}`;
     expect(await dmChannelId('agt_m2', 'agt_m1')).toBe(expected);
     expect(await dmChannelId('agt_m1', 'agt_m2')).toBe(expected);
     // More pairs than the memo holds: the first is computed again, to the same ID.
