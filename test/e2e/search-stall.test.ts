@@ -7,8 +7,7 @@
  * following every cursor to the end. Meanwhile another agent polls on a fixed schedule (an open
  * loop: a stall delays every poll due during it, not just one), and its p99 stays under 100 ms.
  * A search that examines a whole channel in one call (about 16 million characters) holds the
- * thread far longer than that and fails here. The same holds while the channel fills: a send that
- * fed the search index 64 such bodies at once (about a megabyte of trigrams) held it too.
+ * thread far longer than that and fails here.
  *
  * A latency bound needs a machine that is otherwise idle, so `npm run test:e2e` (two files at a
  * time) skips it: it runs alone as `npm run test:search-stall` (a step of `npm test`), or with
@@ -27,8 +26,6 @@ let server: Server;
 let owner: string;
 let poller: string;
 const groups: string[] = [];
-/** A group left empty for the sends under test. */
-let fresh: string;
 /** The poller's p99 with nothing else running, for the failure message (a loaded machine shows). */
 let quietP99 = 0;
 
@@ -39,12 +36,12 @@ function body(i: number): string {
   return (head + alphabet.repeat(Math.ceil(BODY_CODE_POINTS / alphabet.length))).slice(0, BODY_CODE_POINTS);
 }
 
-async function fill(groupId: string, messages = MESSAGES): Promise<void> {
+async function fill(groupId: string): Promise<void> {
   let next = 0;
   // Sends to one group commit one after another in its channel; a few in flight hide the round trips.
   await Promise.all(
     Array.from({ length: 8 }, async () => {
-      while (next < messages) {
+      while (next < MESSAGES) {
         const i = next++;
         const res = await api(server, 'POST', `/groups/${groupId}/messages`, { key: owner, body: { body: body(i) } });
         if (res.status !== 200 || res.body.status !== 'sent') throw new Error(`send ${i}: ${res.status} ${res.text}`);
@@ -64,13 +61,11 @@ beforeAll(async () => {
   // The poller comes from its own address: the front's per-address limits never mix the two.
   const pollerHost = await createHost(server, cookie, ['127.0.0.2']);
   poller = (await createAgent(server, cookie, pollerHost.host_id, 'poller')).key;
-  for (const name of ['big-1', 'big-2', 'big-3', 'big-4']) {
+  for (const name of ['big-1', 'big-2', 'big-3']) {
     const res = await api(server, 'POST', '/groups', { key: owner, body: { name } });
     expect(res.status).toBe(201);
     groups.push(res.body.group.group_id);
   }
-  // The fourth fills in its own test, while the poller polls.
-  fresh = groups.pop() as string;
   // The channels fill one after another: the thread is one, so parallel channels gain nothing.
   for (const g of groups) await fill(g);
   quietP99 = p99(await whilePolling(() => new Promise((r) => setTimeout(r, 1_000))));
@@ -168,26 +163,6 @@ describe.skipIf(!RUN)('search under attack (one thread for everyone)', () => {
     expect(
       p99(latencies),
       `poll p99 over ${latencies.length} polls (${Math.round(quietP99)} ms without the searches)`,
-    ).toBeLessThan(P99_MS);
-  });
-
-  it('sends of long bodies: the search index is fed a bounded slice per send, the poller keeps its p99', {
-    timeout: 300_000,
-  }, async () => {
-    const SENDS = 320;
-    let filled = 0;
-    const latencies = await whilePolling(async () => {
-      if (filled >= SENDS) return new Promise((r) => setTimeout(r, 100));
-      await fill(fresh, SENDS);
-      filled = SENDS;
-    });
-    // Everything sent is found (indexed, or read directly while it waits).
-    const found = await searchAll({ q: 'm319 abc', channel_id: fresh, limit: '20' }, 50);
-    expect(found.hits.length).toBe(1);
-    expect(latencies.length).toBeGreaterThan(50);
-    expect(
-      p99(latencies),
-      `poll p99 over ${latencies.length} polls (${Math.round(quietP99)} ms without the sends)`,
     ).toBeLessThan(P99_MS);
   });
 
