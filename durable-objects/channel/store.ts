@@ -11,14 +11,12 @@
  * the channel cannot interleave inside them.
  */
 import type { AdminChannelFilter, ChannelAdminSummary } from '../../core/domain/admin-channels.js';
-import type { ClaimOrder } from '../../core/domain/claim-plan.js';
 import type { MessageContent } from '../../core/domain/content.js';
 import type { SearchBudget } from '../../core/domain/search.js';
-import type { ChannelSearchPage, ClaimView } from '../../core/rpc.js';
-import { type AdminHistoryPage, ChannelAdminView } from './admin-view.js';
+import { ChannelAdminView } from './admin-view.js';
 import { ChannelFiles, type ChannelFileView } from './files.js';
-import { ChannelHistory, type ContentMatches, type HistoryPage } from './history.js';
-import { type AckOutcome, ChannelInbox, type InboxCounts, type LeaseOutcome, type Pool } from './inbox.js';
+import { ChannelHistory, type ContentMatches } from './history.js';
+import { type AckOutcome, ChannelInbox, type InboxCounts, type LeaseOutcome } from './inbox.js';
 import { ChannelOutbox, type OutboxItem } from './outbox.js';
 import { ChannelRetention, type RetentionLimitsNow, type Victims } from './retention.js';
 import {
@@ -96,44 +94,26 @@ export class ChannelStore {
     this.retention.purge(victims, now);
   }
 
-  // Inbox (inbox.ts)
+  // Inbox (inbox.ts). A method that only hands its arguments on takes them as its job declares them.
 
   counts(agentId: string, now: number, maxDeliveries = 0): InboxCounts | null {
     return this.inbox.counts(agentId, now, maxDeliveries);
   }
 
-  claimCandidates(
-    agentId: string,
-    limit: number,
-    order: ClaimOrder,
-    now: number,
-    pool?: Pool,
-  ): { candidates: { seq: number; created_at: number }[]; unread: number } | null {
-    return this.inbox.claimCandidates(agentId, limit, order, now, pool);
+  claimCandidates(...args: Parameters<ChannelInbox['claimCandidates']>) {
+    return this.inbox.claimCandidates(...args);
   }
 
-  claim(
-    agentId: string,
-    tokens: readonly { token: string; hash: string }[],
-    order: ClaimOrder,
-    now: number,
-    claimMs: number,
-    pool?: Pool,
-  ): ClaimView[] | null {
-    return this.inbox.claim(agentId, tokens, order, now, claimMs, pool);
+  claim(...args: Parameters<ChannelInbox['claim']>) {
+    return this.inbox.claim(...args);
   }
 
   ack(agentId: string, items: readonly { message_id: string; tokenHash: string }[], now: number): AckOutcome[] {
     return this.inbox.ack(agentId, items, now);
   }
 
-  extend(
-    agentId: string,
-    items: readonly { message_id: string; tokenHash: string }[],
-    now: number,
-    ms: number,
-  ): LeaseOutcome[] {
-    return this.inbox.extend(agentId, items, now, ms);
+  extend(...args: Parameters<ChannelInbox['extend']>) {
+    return this.inbox.extend(...args);
   }
 
   release(agentId: string, items: readonly { message_id: string; tokenHash: string }[], now: number): LeaseOutcome[] {
@@ -142,24 +122,12 @@ export class ChannelStore {
 
   // History and search (history.ts)
 
-  history(
-    agentId: string,
-    afterSeq: number | null,
-    limit: number,
-    order: 'asc' | 'desc',
-    threadId?: string,
-  ): HistoryPage | null {
-    return this.reading.history(agentId, afterSeq, limit, order, threadId);
+  history(...args: Parameters<ChannelHistory['history']>) {
+    return this.reading.history(...args);
   }
 
-  search(
-    agentId: string,
-    query: string,
-    before: { created_at: number; seq: number } | null,
-    want: number,
-    budget: SearchBudget,
-  ): ChannelSearchPage | null {
-    return this.reading.search(agentId, query, before, want, budget);
+  search(...args: Parameters<ChannelHistory['search']>) {
+    return this.reading.search(...args);
   }
 
   contentSearch(needle: string, budget: SearchBudget): ContentMatches {
@@ -172,13 +140,8 @@ export class ChannelStore {
 
   // Administrators (admin-view.ts)
 
-  adminHistory(
-    afterSeq: number | null,
-    limit: number,
-    order: 'asc' | 'desc',
-    threadId?: string,
-  ): AdminHistoryPage | null {
-    return this.admin.history(afterSeq, limit, order, threadId);
+  adminHistory(...args: Parameters<ChannelAdminView['history']>) {
+    return this.admin.history(...args);
   }
 
   adminSummary(filter: AdminChannelFilter, budget?: SearchBudget): ChannelAdminSummary | null {
